@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# statickeys: the kernel's static keys as a C library.  Kernel habits:
+#   make [O=dir] [ARCH=x86|arm64] [CROSS_COMPILE=...] [V=1] [W=1|W=e] [C=1|2]
+#   make defconfig | menuconfig | nconfig | olddefconfig | savedefconfig
+#   make check | bench | run | install [DESTDIR= PREFIX=] | uninstall
+# Run `make help` for the list.
+
+VERSION		:= 1.0.0
+SOVERSION	:= 1
+
+srctree		:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+O		?= build
+objtree		:= $(abspath $(O))
+
+# ---- verbosity ----
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-8s %s\n'
+endif
+
+# ---- architecture ----
+HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH		?= $(HOSTARCH)
+SRCARCH		:= $(ARCH)
+ifeq ($(filter x86 arm64,$(SRCARCH)),)
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86 or ARCH=arm64)
+endif
+ifeq ($(SRCARCH),arm64)
+ifneq ($(HOSTARCH),arm64)
+CROSS_COMPILE	?= aarch64-linux-gnu-
+RUNNER		?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+endif
+endif
+
+CC		:= $(CROSS_COMPILE)gcc
+CXX		:= $(CROSS_COMPILE)g++
+AR		:= $(CROSS_COMPILE)ar
+OBJDUMP		:= $(CROSS_COMPILE)objdump
+NM		:= $(CROSS_COMPILE)nm
+READELF		:= $(CROSS_COMPILE)readelf
+SPARSE		?= sparse
+KCONFIG_CONF	?= kconfig-conf
+KCONFIG_MCONF	?= kconfig-mconf
+KCONFIG_NCONF	?= kconfig-nconf
+PKG_CONFIG	?= pkg-config
+
+export srctree objtree SRCARCH ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
+
+# ---- configuration ----
+KCONFIG_CONFIG	:= $(objtree)/.config
+AUTOCONF	:= $(objtree)/include/generated/autoconf.h
+CONFIG_H	:= $(objtree)/include/statickeys/config.h
+kconfig_env	= cd $(objtree) && srctree=$(srctree) SRCARCH=$(SRCARCH) \
+		  KCONFIG_CONFIG=$(KCONFIG_CONFIG) \
+		  KCONFIG_AUTOHEADER=$(AUTOCONF) \
+		  KCONFIG_AUTOCONFIG=$(objtree)/include/config/auto.conf
+
+# A configuration fragment applied on top of the defaults (make check uses it).
+KCONFIG_FRAGMENT ?=
+
+config_targets	:= defconfig alldefconfig allnoconfig allyesconfig \
+		   olddefconfig oldconfig menuconfig nconfig savedefconfig \
+		   listnewconfig
+.PHONY: $(config_targets)
+
+$(objtree)/.dirs:
+	$(Q)mkdir -p $(objtree)/include/config $(objtree)/include/generated \
+		$(objtree)/include/statickeys
+	$(Q)touch $@
+
+defconfig alldefconfig: $(objtree)/.dirs
+	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
+		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
+allnoconfig allyesconfig olddefconfig oldconfig listnewconfig: $(objtree)/.dirs
+	$(Q)$(kconfig_env) $(KCONFIG_CONF) --$@ $(srctree)/Kconfig
+menuconfig: $(objtree)/.dirs
+	$(Q)$(kconfig_env) $(KCONFIG_MCONF) $(srctree)/Kconfig
+nconfig: $(objtree)/.dirs
+	$(Q)$(kconfig_env) $(KCONFIG_NCONF) $(srctree)/Kconfig
+savedefconfig: $(objtree)/.dirs
+	$(Q)$(kconfig_env) $(KCONFIG_CONF) --savedefconfig=$(objtree)/defconfig $(srctree)/Kconfig
+	@echo "  wrote $(objtree)/defconfig"
+
+# `make` with no .config takes the defaults.
+$(KCONFIG_CONFIG): | $(objtree)/.dirs
+	$(quiet) CONFIG "defaults ($(SRCARCH))"
+	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
+		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
+
+KCONFIG_FILES	:= $(srctree)/Kconfig $(wildcard $(srctree)/*/Kconfig* \
+		   $(srctree)/arch/*/Kconfig)
+
+$(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
+	$(quiet) SYNC "$(notdir $@)"
+	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --silentoldconfig $(srctree)/Kconfig
+	$(Q)touch $@
+
+# The installed configuration: every option guarded, so that a program with
+# its own Kconfig may define the same names first.
+$(CONFIG_H): $(AUTOCONF)
+	$(quiet) GEN "statickeys/config.h"
+	$(Q){ echo '/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */'; \
+	  echo '/* The configuration libstatickeys was built with (generated). */'; \
+	  echo '#ifndef _STATICKEYS_CONFIG_H'; echo '#define _STATICKEYS_CONFIG_H'; \
+	  sed -n 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
+	  echo '#endif'; } > $@.tmp && mv $@.tmp $@
+
+# ---- flags ----
+ifeq ($(W),e)
+WARN_EXTRA := -Werror
+else ifneq ($(W),)
+WARN_EXTRA := -Wextra -Wno-unused-parameter -Wshadow -Wmissing-prototypes
+endif
+
+CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
+		   -I$(srctree)/arch/$(SRCARCH)/include -include $(AUTOCONF)
+CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
+		   -pthread $(EXTRA_CFLAGS)
+CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
+LDFLAGS_RO	:= -Wl,-T,$(srctree)/scripts/statickeys-ro.ld
+
+# ---- the library ----
+lib-src		:= $(wildcard $(srctree)/kernel/*.c) \
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c)
+lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
+LIB_A		:= $(objtree)/libstatickeys.a
+LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
+LIB_SONAME	:= libstatickeys.so.$(SOVERSION)
+VERSION_SCRIPT	:= $(srctree)/scripts/libstatickeys.map
+
+# Per-file flags, kbuild style: CFLAGS_file.o := ...
+-include $(wildcard $(srctree)/kernel/Makefile.flags \
+		    $(srctree)/arch/$(SRCARCH)/*/Makefile.flags)
+
+.PHONY: all lib
+all: lib $(objtree)/statickeys.pc
+lib: $(LIB_A) $(LIB_SO) $(objtree)/libstatickeys.so
+
+$(objtree)/%.o: $(srctree)/%.c $(CONFIG_H) | $(objtree)/.dirs
+	$(quiet) CC "$*.o"
+	@mkdir -p $(dir $@)
+ifneq ($(C),)
+	$(quiet) CHECK "$*.c"
+	$(Q)$(SPARSE) $(SPARSE_FLAGS) $(CPPFLAGS_SK) $<
+endif
+	$(Q)$(CC) $(CPPFLAGS_SK) $(CFLAGS_LIB) $(CFLAGS_$(notdir $@)) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(lib-obj)
+	$(quiet) AR "$(notdir $@)"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
+	$(quiet) LD "$(notdir $@)"
+	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
+		$(LDFLAGS_RO) -o $@ $(lib-obj) -ldl
+
+$(objtree)/libstatickeys.so: $(LIB_SO)
+	$(Q)ln -sf $(notdir $(LIB_SO)) $(objtree)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $@
+
+-include $(lib-obj:.o=.d)
+
+# ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
+SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
+		   -Wno-non-pointer-null -Wno-decl -D__CHECKER__ \
+		   -D__$(SRCARCH)__ $(if $(filter x86,$(SRCARCH)),-D__x86_64__ -m64,-D__aarch64__ -m64)
+.PHONY: sparse
+ifeq ($(C),2)
+lib: sparse
+endif
+sparse: $(CONFIG_H)
+	$(Q)status=0; for f in $(lib-src); do \
+		echo "  CHECK   $${f#$(srctree)/}"; \
+		$(SPARSE) $(SPARSE_FLAGS) $(CPPFLAGS_SK) $$f || status=1; \
+	done; exit $$status
+
+# ---- pkg-config and install ----
+PREFIX		?= /usr/local
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+DESTDIR		?=
+
+$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in $(srctree)/Makefile | $(objtree)/.dirs
+	$(quiet) GEN "$(notdir $@)"
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+		-e 's|@VERSION@|$(VERSION)|' $< > $@
+
+inc_dest	= $(DESTDIR)$(INCLUDEDIR)/statickeys
+pub_headers	:= $(wildcard $(srctree)/include/linux/*.h)
+own_headers	:= $(wildcard $(srctree)/include/statickeys/*.h)
+asm_headers	:= $(wildcard $(srctree)/arch/$(SRCARCH)/include/asm/*.h)
+
+.PHONY: install uninstall
+install: all
+	$(Q)install -d $(inc_dest)/linux $(inc_dest)/statickeys $(inc_dest)/asm \
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/statickeys
+	$(Q)install -m 644 $(pub_headers) $(inc_dest)/linux/
+	$(Q)install -m 644 $(own_headers) $(CONFIG_H) $(inc_dest)/statickeys/
+	$(Q)install -m 644 $(asm_headers) $(inc_dest)/asm/
+	$(Q)install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so
+	$(Q)install -m 644 $(srctree)/scripts/statickeys-ro.ld $(DESTDIR)$(LIBDIR)/statickeys/
+	$(Q)install -m 644 $(objtree)/statickeys.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	$(Q)rm -rf $(inc_dest) $(DESTDIR)$(LIBDIR)/statickeys
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys.pc
+	@echo "  UNINSTALL $(DESTDIR)$(PREFIX)"
+
+# ---- selftests ----
+# Every selftests/<dir>/test_*.c is one TAP program linked with the shared
+# library; selftests/<dir>/Makefile.inc may add objects and rules.
+test-src	:= $(wildcard $(srctree)/selftests/*/test_*.c)
+test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
+test-sh		:= $(wildcard $(srctree)/selftests/*/test_*.sh)
+CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
+LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree) $(LDFLAGS_RO)
+LDLIBS_TEST	:= -lstatickeys -ldl
+
+-include $(wildcard $(srctree)/selftests/*/Makefile.inc)
+
+$(objtree)/selftests/%: $(srctree)/selftests/%.c $(CONFIG_H) $(objtree)/libstatickeys.so
+	$(quiet) CC "selftests/$*"
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS_SK) $(CFLAGS_TEST) $(CFLAGS_$(notdir $@)) -MMD -MP $< -o $@ \
+		$(LDFLAGS_TEST) $(LDFLAGS_$(notdir $@)) $(LDLIBS_TEST)
+
+-include $(test-bin:=.d)
+
+.PHONY: selftests run-selftests check check-one
+selftests: lib $(test-bin) $(selftests-extra)
+
+# One configuration: the tests of this O=/ARCH=/.config, with RUNNER.
+run-selftests: selftests
+	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(SRCARCH)/$(CHECK_LABEL)" \
+		$(test-bin) $(test-sh)
+
+# Everything: both architectures, CONFIG_JUMP_LABEL=y and =n, and the
+# architecture-independent suites.  Ends with "N passed, N failed".
+check:
+	$(Q)$(srctree)/scripts/install-deps check
+	$(Q)$(srctree)/scripts/check
+
+# ---- the rest ----
+.PHONY: clean mrproper help
+clean:
+	$(Q)rm -rf $(objtree)/kernel $(objtree)/arch $(objtree)/selftests \
+		$(objtree)/*.a $(objtree)/*.so* $(objtree)/statickeys.pc
+
+mrproper:
+	$(Q)rm -rf $(objtree)
+
+help:
+	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
+	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX=]'
+	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
+	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
+	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
+	@echo 'Figures:        bench, run'
+	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
+
+-include $(srctree)/scripts/Makefile.coccicheck
+-include $(srctree)/scripts/Makefile.fuzz
+-include $(wildcard $(srctree)/scripts/Makefile.bench $(srctree)/scripts/Makefile.run)

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * arm64 site patching: NOP <-> B is one aligned 32-bit store, which a thread
+ * fetching the site concurrently sees whole, old or new; then the caches are
+ * made coherent and every thread executes a context synchronization event.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../kernel/internal.h"
+
+#define AARCH64_NOP		0xd503201fU
+#define AARCH64_B		0x14000000U
+#define AARCH64_B_RANGE		(128UL << 20)	/* +-128 MiB */
+
+struct arm64_site {
+	uintptr_t addr;
+	uint32_t insn;
+};
+
+static struct arm64_site *queue;
+static size_t nr_queued, queue_cap;
+
+static int make_insn(uint32_t *insn, enum jump_label_type type,
+		     uintptr_t code, uintptr_t target)
+{
+	intptr_t off = (intptr_t)(target - code);
+
+	if (type == JUMP_LABEL_NOP) {
+		*insn = AARCH64_NOP;
+		return 0;
+	}
+	if (off & 3 || off >= (intptr_t)AARCH64_B_RANGE ||
+	    off < -(intptr_t)AARCH64_B_RANGE)
+		return -ERANGE;
+	*insn = AARCH64_B | ((uint32_t)(off >> 2) & 0x03ffffffU);
+	return 0;
+}
+
+int arch_jump_label_decode(const struct jump_entry *entry,
+			   enum jump_label_type *type)
+{
+	uintptr_t code = jump_entry_code(entry);
+	uint32_t now = *(const volatile uint32_t *)code, b;
+
+	if (code & 3)
+		return -EILSEQ;
+	if (now == AARCH64_NOP) {
+		*type = JUMP_LABEL_NOP;
+		return 0;
+	}
+	if (!make_insn(&b, JUMP_LABEL_JMP, code, jump_entry_target(entry)) &&
+	    now == b) {
+		*type = JUMP_LABEL_JMP;
+		return 0;
+	}
+	return -EILSEQ;
+}
+
+void arch_jump_label_describe(const struct jump_entry *entry, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "%08x",
+		 *(const uint32_t *)jump_entry_code(entry));
+}
+
+int arch_jump_label_transform_queue(struct jump_entry *entry,
+				    enum jump_label_type type)
+{
+	enum jump_label_type now;
+	struct arm64_site *s;
+	uint32_t insn;
+
+	if (arch_jump_label_decode(entry, &now))
+		return -EILSEQ;
+	if (now == type)
+		return 0;
+	if (make_insn(&insn, type, jump_entry_code(entry),
+		      jump_entry_target(entry)))
+		return -EILSEQ;
+	if (nr_queued == queue_cap) {
+		size_t cap = queue_cap ? 2 * queue_cap : 64;
+		struct arm64_site *q = realloc(queue, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		queue = q;
+		queue_cap = cap;
+	}
+	s = &queue[nr_queued++];
+	s->addr = jump_entry_code(entry);
+	s->insn = insn;
+	return 0;
+}
+
+void arch_jump_label_transform_discard(void)
+{
+	nr_queued = 0;
+}
+
+/*
+ * One store a site, cache maintenance a site (clean to the point of
+ * unification, invalidate the instruction cache), then one barrier for the
+ * whole batch: membarrier makes every other thread take an interrupt or
+ * context switch, each an ISB-equivalent, before it returns.
+ */
+int arch_jump_label_transform_apply(void)
+{
+	uintptr_t *addrs;
+	size_t i;
+	int err;
+
+	if (!nr_queued)
+		return 0;
+	addrs = malloc(nr_queued * sizeof(*addrs));
+	if (!addrs) {
+		nr_queued = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_queued; i++)
+		addrs[i] = queue[i].addr;
+	err = sk_text_poke_begin(addrs, nr_queued, JUMP_LABEL_NOP_SIZE);
+	free(addrs);
+	if (err) {
+		nr_queued = 0;
+		return err;
+	}
+	for (i = 0; i < nr_queued && !err; i++) {
+		err = sk_text_poke(queue[i].addr, &queue[i].insn, 4);
+		__builtin___clear_cache((char *)queue[i].addr,
+					(char *)queue[i].addr + 4);
+	}
+	sk_sync_core();
+	sk_text_poke_end();
+	if (err)
+		sk_warn("writing a site failed after %zu of %zu (%s)", i - 1,
+			nr_queued, strerror(-err));
+	sk_count_sites_written(err ? i - 1 : nr_queued);
+	nr_queued = 0;
+	return err;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * x86-64 static-key sites: a 5-byte NOP or a 5-byte JMP rel32, and the
+ * __jump_table entry that describes it.  Included by <linux/jump_label.h>.
+ */
+#ifndef _ASM_X86_JUMP_LABEL_H
+#define _ASM_X86_JUMP_LABEL_H
+
+#ifndef __x86_64__
+#error "arch/x86/include/asm/jump_label.h is for x86-64 targets: check ARCH= and the include path"
+#endif
+
+#define HAVE_ARCH_JUMP_LABEL		1
+#define HAVE_JUMP_LABEL_BATCH		1
+#define JUMP_LABEL_NOP_SIZE		5
+
+/* The two instructions a site can hold (the JMP's displacement varies). */
+#define ARCH_JUMP_LABEL_NOP5		0x0f, 0x1f, 0x44, 0x00, 0x00
+#define ARCH_JUMP_LABEL_JMP32_OPCODE	0xe9
+
+/*
+ * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
+ * @key: constant address of a struct static_key.  "X" with %p prints the
+ *       bare symbol in every code model; "i" is refused for a key defined in
+ *       another shared object under -fPIC.
+ * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
+ * @jump: 1 to emit the JMP, 0 for the NOP: the site's state at build time.
+ *
+ * A statement expression rather than an inline function, so that the
+ * operands are constants even at -O0.
+ */
+#define __sk_arch_branch(key, branch, jump) ({				\
+	__label__ __sk_l_yes, __sk_l_out;				\
+	bool __sk_ret;							\
+	__asm__ goto("1:\n\t"						\
+		".if %c2\n\t"						\
+		".byte 0xe9\n\t"					\
+		".long %l[__sk_l_yes] - 2f\n"				\
+		"2:\n\t"						\
+		".else\n\t"						\
+		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
+		".endif\n\t"						\
+		".pushsection __jump_table, \"aw\"\n\t"			\
+		".balign 8\n\t"						\
+		".long 1b - ., %l[__sk_l_yes] - .\n\t"			\
+		".quad %p0 + %c1\n\t"					\
+		".popsection"						\
+		: : "X" (key), "i" (branch), "i" (jump)			\
+		: : __sk_l_yes);					\
+	__sk_ret = false;						\
+	goto __sk_l_out;						\
+__sk_l_yes:								\
+	__sk_ret = true;						\
+__sk_l_out:								\
+	__sk_ret;							\
+})
+
+#endif /* _ASM_X86_JUMP_LABEL_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * What statickeys offers beyond the kernel's API: its version, sealing of
+ * read-only keys, the reason the last slow-path call was refused, and the
+ * counters the benchmarks and tests read.
+ */
+#ifndef _STATICKEYS_STATICKEYS_H
+#define _STATICKEYS_STATICKEYS_H
+
+#include <stddef.h>
+#include <statickeys/export.h>
+
+SK_BEGIN_DECLS
+
+#define STATICKEYS_VERSION_MAJOR	1
+#define STATICKEYS_VERSION_MINOR	0
+#define STATICKEYS_VERSION_PATCH	0
+
+/**
+ * statickeys_seal() - make every registered read-only key read-only now.
+ *
+ * Objects seal their own _RO keys when they finish registering (after the
+ * command line was applied); an object built with -DSTATICKEYS_MANUAL_SEAL
+ * waits for this call instead.  Returns the number of objects sealed.
+ */
+int statickeys_seal(void);
+
+/**
+ * statickeys_last_error() - why the calling thread's last key change failed.
+ *
+ * 0 when it succeeded; EPERM for a sealed read-only key; EILSEQ when a site
+ * did not hold the expected instruction; ERANGE for a decrement below zero;
+ * EACCES when no method could write code in this process.
+ */
+int statickeys_last_error(void);
+
+/**
+ * statickeys_text_poke_method() - how code is written: "procmem" (pwrite to
+ * /proc/self/mem), "mprotect" (a brief writable mapping), or "none" when
+ * neither works here (every change is then refused).  Chosen on the first
+ * change by patching a probe site and executing it; STATICKEYS_TEXT_POKE in
+ * the environment forces one of the two.
+ */
+const char *statickeys_text_poke_method(void);
+
+struct statickeys_stats {
+	unsigned long updates;		/* key state changes that patched code */
+	unsigned long sites_written;	/* sites rewritten */
+	unsigned long sync_steps;	/* core-serializing steps (membarrier) */
+	unsigned long refused;		/* changes refused (see last_error) */
+	unsigned long objects;		/* objects registered now */
+	unsigned long sites;		/* sites registered now */
+};
+
+/** statickeys_get_stats() - a snapshot of the counters. */
+void statickeys_get_stats(struct statickeys_stats *stats);
+
+SK_END_DECLS
+
+#endif /* _STATICKEYS_STATICKEYS_H */

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * The arch-neutral core: reference counts, the per-object jump tables, the
+ * update of every site of a key in every loaded object, and read-only keys.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/jump_label.h>
+#include <statickeys/statickeys.h>
+#include "internal.h"
+
+#define MAX_SEGMENTS	8
+
+struct sk_segment {
+	uintptr_t start, end;
+	int prot;
+};
+
+/*
+ * One registered executable or shared object.  Its entries are sorted by key
+ * then address, so the sites of a key form one run found by binary search.
+ */
+struct sk_object {
+	struct sk_object *next;
+	const void *handle;
+	struct jump_entry *start, *stop;
+	const struct obs_kernel_param *param_start;
+	char *ro_start, *ro_stop;
+	char *ro_page_start, *ro_page_end;
+	unsigned int flags;
+	bool sealed;
+	int nsegs;
+	struct sk_segment segs[MAX_SEGMENTS];
+	char name[256];
+};
+
+/*
+ * Locking: jump_label_mutex serialises every change of a key's state with the
+ * code patching that goes with it, and every change of the object list.  The
+ * fast paths never take it.  @lock_owner lets the _cpuslocked variants check
+ * that their caller holds it.
+ */
+static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t lock_owner;
+static bool lock_held;
+
+static struct sk_object *objects;
+static struct statickeys_stats stats;
+static __thread int last_error;
+
+SK_EXPORT bool static_key_initialized = true;
+
+void sk_warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "statickeys: %s\n", buf);
+}
+
+/**
+ * jump_label_lock() - take the lock that serialises all key updates.
+ */
+SK_EXPORT void jump_label_lock(void)
+{
+	pthread_mutex_lock(&jump_label_mutex);
+	lock_owner = pthread_self();
+	__atomic_store_n(&lock_held, true, __ATOMIC_RELAXED);
+}
+
+/**
+ * jump_label_unlock() - release the lock taken by jump_label_lock().
+ */
+SK_EXPORT void jump_label_unlock(void)
+{
+	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&jump_label_mutex);
+}
+
+static bool jump_label_lock_is_mine(void)
+{
+	return __atomic_load_n(&lock_held, __ATOMIC_RELAXED) &&
+	       pthread_equal(lock_owner, pthread_self());
+}
+
+static void lockdep_assert_held(const char *fn)
+{
+	SK_WARN_ONCE(!jump_label_lock_is_mine(),
+		     "%s() called without jump_label_lock() held", fn);
+}
+
+/**
+ * jump_label_init() - initialise the library.  Kept for kernel code: the
+ * library initialises itself before any constructor of a user of it runs.
+ */
+SK_EXPORT void jump_label_init(void)
+{
+}
+
+static void set_error(int err)
+{
+	last_error = err;
+	if (err)
+		__atomic_fetch_add(&stats.refused, 1, __ATOMIC_RELAXED);
+}
+
+SK_EXPORT int statickeys_last_error(void)
+{
+	return last_error;
+}
+
+void sk_count_sites_written(size_t n)
+{
+	__atomic_fetch_add(&stats.sites_written, n, __ATOMIC_RELAXED);
+}
+
+void sk_count_sync(void)
+{
+	__atomic_fetch_add(&stats.sync_steps, 1, __ATOMIC_RELAXED);
+}
+
+SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
+{
+	struct sk_object *o;
+
+	jump_label_lock();
+	*s = stats;
+	s->objects = 0;
+	s->sites = 0;
+	for (o = objects; o; o = o->next) {
+		s->objects++;
+		s->sites += o->stop - o->start;
+	}
+	jump_label_unlock();
+}
+
+/* Key naming for diagnostics: the symbol if the loader knows it. */
+static void key_name(const struct static_key *key, char *buf, size_t len)
+{
+	Dl_info info;
+
+	if (dladdr(key, &info) && info.dli_sname &&
+	    info.dli_saddr == (void *)key)
+		snprintf(buf, len, "%s (%s)", info.dli_sname,
+			 info.dli_fname ? info.dli_fname : "?");
+	else
+		snprintf(buf, len, "%p", (const void *)key);
+}
+
+enum jump_label_type jump_label_init_type(struct jump_entry *entry)
+{
+	struct static_key *key = jump_entry_key(entry);
+	bool type = key->type & JUMP_TYPE_TRUE;
+
+	return (type ^ jump_entry_is_branch(entry)) ? JUMP_LABEL_JMP
+						    : JUMP_LABEL_NOP;
+}
+
+/* The instruction a site must hold for a key with reference count @count. */
+static enum jump_label_type entry_type(const struct jump_entry *entry,
+				       int count)
+{
+	bool enabled = count != 0;	/* -1, "being enabled", counts as on */
+
+	return (enabled ^ jump_entry_is_branch(entry)) ? JUMP_LABEL_JMP
+						       : JUMP_LABEL_NOP;
+}
+
+/* Find the first entry of @key in a sorted table, or NULL. */
+static struct jump_entry *first_entry(struct sk_object *o,
+				      const struct static_key *key)
+{
+	struct jump_entry *lo = o->start, *hi = o->stop;
+
+	while (lo < hi) {
+		struct jump_entry *mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)jump_entry_key(mid) < (uintptr_t)key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->stop && jump_entry_key(lo) == key ? lo : NULL;
+}
+
+static void report_mismatch(const struct jump_entry *e)
+{
+	char kname[320], bytes[64];
+
+	key_name(jump_entry_key(e), kname, sizeof(kname));
+	arch_jump_label_describe(e, bytes, sizeof(bytes));
+	sk_warn("site %p of key %s holds %s, not the expected instruction: nothing written, key unchanged",
+		(void *)jump_entry_code(e), kname, bytes);
+}
+
+/*
+ * Queue every site of @key in every object for @count and write them in one
+ * batch.  Returns the number of sites, or -errno with nothing written.
+ * Called locked.
+ */
+int sk_jump_label_update(struct static_key *key, int count)
+{
+	struct jump_entry *e;
+	struct sk_object *o;
+	int queued = 0, err;
+
+	err = sk_text_poke_ready();
+	if (err)
+		return err;
+	for (o = objects; o; o = o->next) {
+		for (e = first_entry(o, key); e && e < o->stop &&
+		     jump_entry_key(e) == key; e++) {
+			if (jump_entry_is_dead(e))
+				continue;
+			err = arch_jump_label_transform_queue(e,
+						entry_type(e, count));
+			if (err) {
+				report_mismatch(e);
+				arch_jump_label_transform_discard();
+				return err;
+			}
+			queued++;
+		}
+	}
+	if (!queued)
+		return 0;
+	err = arch_jump_label_transform_apply();
+	if (err)
+		return err;
+	__atomic_fetch_add(&stats.updates, 1, __ATOMIC_RELAXED);
+	return queued;
+}
+
+/* Is @key inside a sealed read-only region?  Called locked. */
+static bool key_sealed(const struct static_key *key)
+{
+	const char *p = (const char *)key;
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (o->sealed && p >= o->ro_start && p < o->ro_stop)
+			return true;
+	return false;
+}
+
+static bool refuse_sealed(struct static_key *key)
+{
+	char kname[320];
+
+	if (!key_sealed(key))
+		return false;
+	key_name(key, kname, sizeof(kname));
+	sk_warn("key %s is read-only after init: change refused", kname);
+	set_error(EPERM);
+	return true;
+}
+
+/*
+ * Set the count of a key under the lock, patching when it crosses zero.
+ * On failure the count is left as it was.
+ */
+static bool __static_key_set(struct static_key *key, int from, int to)
+{
+	int err;
+
+	if (refuse_sealed(key))
+		return false;
+	if ((from > 0) == (to > 0)) {
+		__atomic_store_n(&key->enabled, to, __ATOMIC_RELEASE);
+		set_error(0);
+		return true;
+	}
+	/*
+	 * Enabling: -1 marks "being enabled" so that fast-path increments fall
+	 * back to the lock while sites are half-written; the sites are
+	 * computed from a non-zero count.  Publish the final value only after
+	 * every site was written, so that whoever sees it sees the new code.
+	 */
+	if (to > 0)
+		__atomic_store_n(&key->enabled, -1, __ATOMIC_RELAXED);
+	err = sk_jump_label_update(key, to);
+	if (err < 0) {
+		__atomic_store_n(&key->enabled, from, __ATOMIC_RELEASE);
+		set_error(-err);
+		return false;
+	}
+	__atomic_store_n(&key->enabled, to, __ATOMIC_RELEASE);
+	set_error(0);
+	return true;
+}
+
+/**
+ * static_key_fast_inc_not_disabled() - add a user to an already enabled key.
+ * @key: the key
+ *
+ * Returns false, changing nothing, when the key is disabled (or being
+ * enabled) or the count would overflow.  Never patches code.
+ */
+SK_EXPORT bool static_key_fast_inc_not_disabled(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	do {
+		if (v <= 0 || v + 1 < 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&key->enabled, &v, v + 1, true,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static bool __static_key_slow_inc(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	if (v < 0 || v == __INT_MAX__) {
+		SK_WARN_ONCE(1, "static_key_slow_inc(): count of key %p is %d",
+			     (void *)key, v);
+		set_error(ERANGE);
+		return false;
+	}
+	return __static_key_set(key, v, v + 1);
+}
+
+/**
+ * static_key_slow_inc_cpuslocked() - static_key_slow_inc() for a caller that
+ * holds jump_label_lock().
+ */
+SK_EXPORT bool static_key_slow_inc_cpuslocked(struct static_key *key)
+{
+	lockdep_assert_held(__func__);
+	return __static_key_slow_inc(key);
+}
+
+/**
+ * static_key_slow_inc() - add a user; the first one enables the key.
+ * @key: the key
+ *
+ * Returns true if the count was incremented.
+ */
+SK_EXPORT bool static_key_slow_inc(struct static_key *key)
+{
+	bool ret;
+
+	/*
+	 * No lock-free fast path here: a sealed key must be refused before
+	 * its count is touched, and that needs the object list.
+	 */
+	jump_label_lock();
+	ret = __static_key_slow_inc(key);
+	jump_label_unlock();
+	return ret;
+}
+
+static void __static_key_slow_dec(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	if (v <= 0) {
+		char kname[320];
+
+		key_name(key, kname, sizeof(kname));
+		SK_WARN_ONCE(1, "static_key_slow_dec(): key %s would go below zero (count %d): unchanged",
+			     kname, v);
+		set_error(ERANGE);
+		return;
+	}
+	__static_key_set(key, v, v - 1);
+}
+
+/**
+ * static_key_slow_dec() - drop a user; the last one disables the key.
+ * @key: the key
+ *
+ * A decrement below zero warns once and leaves the key unchanged.
+ */
+SK_EXPORT void static_key_slow_dec(struct static_key *key)
+{
+	jump_label_lock();
+	__static_key_slow_dec(key);
+	jump_label_unlock();
+}
+
+/**
+ * static_key_slow_dec_cpuslocked() - static_key_slow_dec() for a caller that
+ * holds jump_label_lock().
+ */
+SK_EXPORT void static_key_slow_dec_cpuslocked(struct static_key *key)
+{
+	lockdep_assert_held(__func__);
+	__static_key_slow_dec(key);
+}
+
+static void __static_key_enable(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	if (v > 0) {
+		SK_WARN_ONCE(v != 1, "static_key_enable() on key %p with count %d",
+			     (void *)key, v);
+		set_error(0);
+		return;
+	}
+	__static_key_set(key, v, 1);
+}
+
+static void __static_key_disable(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	if (v == 0) {
+		set_error(0);
+		return;
+	}
+	SK_WARN_ONCE(v != 1, "static_key_disable() on key %p with count %d",
+		     (void *)key, v);
+	__static_key_set(key, v, 0);
+}
+
+/**
+ * static_key_enable() - set the key's count to 1 if it is 0.
+ * @key: the key; a boolean key, not one used with inc/dec
+ */
+SK_EXPORT void static_key_enable(struct static_key *key)
+{
+	jump_label_lock();
+	__static_key_enable(key);
+	jump_label_unlock();
+}
+
+/**
+ * static_key_disable() - set the key's count to 0.
+ * @key: the key; a boolean key, not one used with inc/dec
+ */
+SK_EXPORT void static_key_disable(struct static_key *key)
+{
+	jump_label_lock();
+	__static_key_disable(key);
+	jump_label_unlock();
+}
+
+/**
+ * static_key_enable_cpuslocked() - static_key_enable() for a caller that
+ * holds jump_label_lock().
+ */
+SK_EXPORT void static_key_enable_cpuslocked(struct static_key *key)
+{
+	lockdep_assert_held(__func__);
+	__static_key_enable(key);
+}
+
+/**
+ * static_key_disable_cpuslocked() - static_key_disable() for a caller that
+ * holds jump_label_lock().
+ */
+SK_EXPORT void static_key_disable_cpuslocked(struct static_key *key)
+{
+	lockdep_assert_held(__func__);
+	__static_key_disable(key);
+}
+
+/**
+ * jump_label_text_reserved() - does [@start, @end] overlap any site?
+ */
+SK_EXPORT int jump_label_text_reserved(void *start, void *end)
+{
+	uintptr_t s = (uintptr_t)start, e = (uintptr_t)end;
+	struct jump_entry *it;
+	struct sk_object *o;
+	int ret = 0;
+
+	jump_label_lock();
+	for (o = objects; o && !ret; o = o->next)
+		for (it = o->start; it < o->stop; it++) {
+			uintptr_t c = jump_entry_code(it);
+
+			if (c <= e && c + JUMP_LABEL_SITE_SIZE > s) {
+				ret = 1;
+				break;
+			}
+		}
+	jump_label_unlock();
+	return ret;
+}
+
+/* ---- registration of objects ---- */
+
+struct find_segs {
+	uintptr_t addr;
+	struct sk_object *obj;
+};
+
+static int find_segs_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct find_segs *fs = data;
+	struct sk_object *o = fs->obj;
+	bool mine = false;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && fs->addr >= s &&
+		    fs->addr < s + ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	snprintf(o->name, sizeof(o->name), "%s",
+		 info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+						       : "(main program)");
+	for (i = 0; i < info->dlpi_phnum && o->nsegs < MAX_SEGMENTS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		struct sk_segment *sg;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		sg = &o->segs[o->nsegs++];
+		sg->start = info->dlpi_addr + ph->p_vaddr;
+		sg->end = sg->start + ph->p_memsz;
+		sg->prot = PROT_EXEC | (ph->p_flags & PF_R ? PROT_READ : 0) |
+			   (ph->p_flags & PF_W ? PROT_WRITE : 0);
+	}
+	return 1;
+}
+
+int sk_text_protection(uintptr_t addr)
+{
+	struct sk_object *o;
+	int i;
+
+	for (o = objects; o; o = o->next)
+		for (i = 0; i < o->nsegs; i++)
+			if (addr >= o->segs[i].start && addr < o->segs[i].end)
+				return o->segs[i].prot;
+	return -1;
+}
+
+static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < o->nsegs; i++)
+		if (addr >= o->segs[i].start && addr + len <= o->segs[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Sorting moves entries, and their code/target fields are relative to where
+ * they sit.  Rebase them on the table start while sorting: that value does
+ * not change when an entry moves.
+ */
+static uintptr_t sort_base;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct jump_entry *x = a, *y = b;
+	uintptr_t kx = x->key & ~JUMP_ENTRY_FLAGS;
+	uintptr_t ky = y->key & ~JUMP_ENTRY_FLAGS;
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
+{
+	struct jump_entry *e;
+
+	sort_base = (uintptr_t)start;
+	for (e = start; e < stop; e++) {
+		e->code = (int32_t)(jump_entry_code(e) - sort_base);
+		e->target = (int32_t)(jump_entry_target(e) - sort_base);
+	}
+	qsort(start, stop - start, sizeof(*start), entry_cmp);
+	for (e = start; e < stop; e++) {
+		e->code = (int32_t)(sort_base + e->code - (uintptr_t)&e->code);
+		e->target = (int32_t)(sort_base + e->target -
+				      (uintptr_t)&e->target);
+	}
+}
+
+/*
+ * Bring every site of a newly loaded object to its key's current state: a key
+ * may have changed before the object was loaded.  Sites that do not decode,
+ * or lie outside the object's executable segments, are dropped from the
+ * table (key 0) and never written.
+ */
+static void sync_object(struct sk_object *o)
+{
+	struct jump_entry *e;
+	size_t queued = 0;
+
+	for (e = o->start; e < o->stop; e++) {
+		enum jump_label_type now, want;
+
+		if (!jump_entry_key(e) || jump_entry_is_dead(e))
+			continue;
+		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE) ||
+		    arch_jump_label_decode(e, &now)) {
+			report_mismatch(e);
+			e->key |= JUMP_ENTRY_DEAD;
+			continue;
+		}
+		want = entry_type(e, static_key_count(jump_entry_key(e)));
+		if (now == want)
+			continue;
+		if (!queued && sk_text_poke_ready()) {
+			sk_warn("%s: cannot write code: sites left in their built state",
+				o->name);
+			return;
+		}
+		if (!arch_jump_label_transform_queue(e, want))
+			queued++;
+	}
+	if (queued && arch_jump_label_transform_apply())
+		sk_warn("%s: could not bring %zu sites to their keys' state",
+			o->name, queued);
+}
+
+static struct sk_object *find_object(const void *handle)
+{
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (o->handle == handle)
+			return o;
+	return NULL;
+}
+
+static const void *object_identity(const struct statickeys_object *d)
+{
+	if (d->handle)
+		return d->handle;
+	if (d->jump_start)
+		return d->jump_start;
+	if (d->param_start)
+		return d->param_start;
+	return d->ro_start;
+}
+
+/* Make the object's read-only keys read-only.  Called locked. */
+static void seal_object(struct sk_object *o)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t s = (uintptr_t)o->ro_page_start;
+	uintptr_t e = (uintptr_t)o->ro_page_end;
+
+	if (o->sealed)
+		return;
+	o->sealed = true;
+	if (o->ro_start == o->ro_stop)
+		return;
+	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
+	    e < (uintptr_t)o->ro_stop) {
+		sk_warn("%s: read-only keys are refused changes but not write-protected: link it with statickeys-ro.ld (pkg-config --libs statickeys)",
+			o->name);
+		return;
+	}
+	if (mprotect((void *)s, e - s, PROT_READ))
+		sk_warn("%s: mprotect of read-only keys failed: %s", o->name,
+			strerror(errno));
+}
+
+/**
+ * statickeys_register_object() - hand an object's tables to the library.
+ * @d: the description, built by the constructor in <statickeys/object.h>
+ *
+ * Idempotent per object.  Order: link the table and bring its sites to their
+ * keys' state; apply the command line to the object's parameters (unlocked:
+ * their handlers change keys); seal its read-only keys.
+ */
+SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
+{
+	const void *id = object_identity(d);
+	struct find_segs fs;
+	struct sk_object *o;
+
+	if (d->abi != STATICKEYS_OBJECT_ABI) {
+		sk_warn("object built for ABI %u, library has %u: not registered",
+			d->abi, STATICKEYS_OBJECT_ABI);
+		return;
+	}
+	jump_label_lock();
+	if (!id || find_object(id)) {
+		jump_label_unlock();
+		return;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		jump_label_unlock();
+		sk_warn("out of memory registering an object");
+		return;
+	}
+	o->handle = id;
+	o->start = d->jump_start;
+	o->stop = d->jump_start ? d->jump_stop : d->jump_start;
+	o->param_start = d->param_start;
+	o->ro_start = d->ro_start;
+	o->ro_stop = d->ro_start ? d->ro_stop : d->ro_start;
+	o->ro_page_start = d->ro_page_start;
+	o->ro_page_end = d->ro_page_end;
+	o->flags = d->flags;
+	fs.addr = (uintptr_t)id;
+	fs.obj = o;
+	dl_iterate_phdr(find_segs_cb, &fs);
+	if (o->start != o->stop)
+		sort_entries(o->start, o->stop);
+	o->next = objects;
+	objects = o;
+	sync_object(o);
+	jump_label_unlock();
+
+	if (__sk_params_register_object && d->param_start != d->param_stop)
+		__sk_params_register_object(d->param_start, d->param_stop,
+					    o->name);
+
+	if (!(o->flags & STATICKEYS_OBJ_MANUAL_SEAL)) {
+		jump_label_lock();
+		seal_object(o);
+		jump_label_unlock();
+	}
+}
+
+/**
+ * statickeys_unregister_object() - forget an object before it is unmapped.
+ * @d: the description given at registration
+ *
+ * After this returns nothing is ever written into the object's memory.
+ */
+SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
+{
+	const void *id = object_identity(d);
+	struct sk_object **pp, *o = NULL;
+
+	jump_label_lock();
+	for (pp = &objects; *pp; pp = &(*pp)->next) {
+		if ((*pp)->handle == id) {
+			o = *pp;
+			*pp = o->next;
+			break;
+		}
+	}
+	jump_label_unlock();
+	if (!o)
+		return;
+	if (__sk_params_unregister_object && d->param_start != d->param_stop)
+		__sk_params_unregister_object(d->param_start);
+	free(o);
+}
+
+/**
+ * statickeys_seal() - seal the read-only keys of every registered object.
+ */
+SK_EXPORT int statickeys_seal(void)
+{
+	struct sk_object *o;
+	int n = 0;
+
+	jump_label_lock();
+	for (o = objects; o; o = o->next) {
+		if (!o->sealed) {
+			seal_object(o);
+			n++;
+		}
+	}
+	jump_label_unlock();
+	return n;
+}
+
+SK_EXPORT const char *statickeys_text_poke_method(void)
+{
+	return sk_text_poke_method();
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Delayed decrements of deferred keys, run by one library thread started on
+ * first use.  The pending list is kept in due-time order.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <linux/jump_label_ratelimit.h>
+#include "internal.h"
+
+static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cond;
+static struct delayed_work *pending;
+static bool worker_started;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void unlink_work(struct delayed_work *w)
+{
+	struct delayed_work **pp;
+
+	for (pp = &pending; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	}
+	w->next = NULL;
+	w->pending = 0;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&work_lock);
+	for (;;) {
+		struct delayed_work *w = pending;
+		struct timespec ts;
+
+		if (!w) {
+			pthread_cond_wait(&work_cond, &work_lock);
+			continue;
+		}
+		if (w->due_ns > now_ns()) {
+			ts.tv_sec = w->due_ns / 1000000000ULL;
+			ts.tv_nsec = w->due_ns % 1000000000ULL;
+			pthread_cond_timedwait(&work_cond, &work_lock, &ts);
+			continue;
+		}
+		unlink_work(w);
+		pthread_mutex_unlock(&work_lock);
+		static_key_slow_dec(w->key);
+		pthread_mutex_lock(&work_lock);
+	}
+	return NULL;
+}
+
+static int start_worker(void)
+{
+	pthread_condattr_t ca;
+	pthread_t t;
+	sigset_t all, old;
+	int err;
+
+	if (worker_started)
+		return 0;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&work_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	/*
+	 * The worker takes no signals meant for the program, except SIGTRAP,
+	 * which a thread must never block while sites may be patched (x86).
+	 */
+	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, NULL, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	pthread_detach(t);
+	worker_started = true;
+	return 0;
+}
+
+/* Queue @w to run at @due_ns unless it is already pending. */
+static void schedule_work(struct delayed_work *w, struct static_key *key,
+			  unsigned long long due_ns)
+{
+	struct delayed_work **pp;
+
+	if (w->pending)
+		return;
+	w->key = key;
+	w->due_ns = due_ns;
+	w->pending = 1;
+	for (pp = &pending; *pp && (*pp)->due_ns <= due_ns; pp = &(*pp)->next)
+		;
+	w->next = *pp;
+	*pp = w;
+	pthread_cond_signal(&work_cond);
+}
+
+/* Drop one user unless that user is the last one; true if dropped. */
+static bool static_key_dec_not_one(struct static_key *key)
+{
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+
+	do {
+		if (v <= 1)
+			return false;
+	} while (!__atomic_compare_exchange_n(&key->enabled, &v, v - 1, true,
+					      __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+/**
+ * __static_key_slow_dec_deferred() - drop a user; delay the last drop.
+ * @key: the key
+ * @work: the key's delayed work
+ * @timeout: delay of the disabling decrement, in jiffies (milliseconds)
+ */
+SK_EXPORT void __static_key_slow_dec_deferred(struct static_key *key,
+					      struct delayed_work *work,
+					      unsigned long timeout)
+{
+	if (static_key_dec_not_one(key))
+		return;
+	pthread_mutex_lock(&work_lock);
+	if (start_worker()) {
+		pthread_mutex_unlock(&work_lock);
+		sk_warn("cannot start the deferred-key thread: decrementing now");
+		static_key_slow_dec(key);
+		return;
+	}
+	schedule_work(work, key, now_ns() + timeout * 1000000ULL);
+	pthread_mutex_unlock(&work_lock);
+}
+
+/**
+ * __static_key_deferred_flush() - run a pending delayed decrement now.
+ * @key: the deferred key (unused, as in the kernel)
+ * @work: its delayed work
+ */
+SK_EXPORT void __static_key_deferred_flush(void *key, struct delayed_work *work)
+{
+	struct static_key *k = NULL;
+
+	(void)key;
+	pthread_mutex_lock(&work_lock);
+	if (work->pending) {
+		k = work->key;
+		unlink_work(work);
+	}
+	pthread_mutex_unlock(&work_lock);
+	if (k)
+		static_key_slow_dec(k);
+}
+
+/**
+ * jump_label_rate_limit() - set the delay of a deferred key's last decrement.
+ * @key: the deferred key
+ * @rl: the delay in jiffies (milliseconds)
+ */
+SK_EXPORT void jump_label_rate_limit(struct static_key_deferred *key,
+				     unsigned long rl)
+{
+	key->timeout = rl;
+}

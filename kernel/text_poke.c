@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Writing instruction bytes into the running process, and making every
+ * thread see them.  Two write methods, chosen by patching a probe site and
+ * executing it, never by reading memory back (an emulator may keep running
+ * a stale translation of bytes that read back as written).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The probe site must be a real site whatever CONFIG_JUMP_LABEL says. */
+#if defined(__has_include)
+# if __has_include(<asm/jump_label.h>) && !defined(CONFIG_JUMP_LABEL)
+#  define CONFIG_JUMP_LABEL 1
+# endif
+#endif
+
+#include <linux/jump_label.h>
+#include "internal.h"
+
+/*
+ * Methods, in the order they are tried:
+ *
+ *   procmem   pwrite() to /proc/self/mem: the kernel writes through a
+ *             private copy of the page; no mapping's protection changes.
+ *   mprotect  the pages of the batch are made writable (and stay
+ *             executable) for the duration of one update, then restored
+ *             to the protection of their ELF segment.
+ */
+enum poke_method { POKE_UNSET, POKE_PROCMEM, POKE_MPROTECT, POKE_NONE };
+
+static const char *const method_names[] = {
+	[POKE_UNSET] = "unset", [POKE_PROCMEM] = "procmem",
+	[POKE_MPROTECT] = "mprotect", [POKE_NONE] = "none",
+};
+
+static enum poke_method method = POKE_UNSET;
+static bool probing;
+static int mem_fd = -1;
+static pid_t mem_fd_pid;
+
+/* Pages made writable by sk_text_poke_begin(), restored by _end(). */
+static uintptr_t *open_pages;
+static int *open_prots;
+static size_t nr_open;
+
+static DEFINE_STATIC_KEY_FALSE(sk_probe_key);
+
+static __attribute__((noinline)) bool probe_site(void)
+{
+	if (static_branch_unlikely(&sk_probe_key))
+		return true;
+	return false;
+}
+
+/* Called through a volatile pointer so that the site really executes. */
+static bool (*volatile probe_fn)(void) = probe_site;
+
+static int open_mem(void)
+{
+	/* A descriptor inherited across fork() writes into the parent. */
+	if (mem_fd >= 0 && mem_fd_pid == getpid())
+		return 0;
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	mem_fd_pid = getpid();
+	return mem_fd < 0 ? -errno : 0;
+}
+
+/* Flip the probe site with the candidate method and execute it. */
+static bool probe_works(void)
+{
+	int n = sk_jump_label_update(&sk_probe_key.key, 1);
+	bool flipped = n > 0 && probe_fn();
+
+	if (n == 0)		/* the probe site is not registered: trust it */
+		return true;
+	n = sk_jump_label_update(&sk_probe_key.key, 0);
+	return flipped && n > 0 && !probe_fn();
+}
+
+static enum poke_method forced_method(void)
+{
+	const char *env = getenv("STATICKEYS_TEXT_POKE");
+
+	if (!env || !*env)
+		return POKE_UNSET;
+	if (!strcmp(env, "procmem"))
+		return POKE_PROCMEM;
+	if (!strcmp(env, "mprotect"))
+		return POKE_MPROTECT;
+	sk_warn("STATICKEYS_TEXT_POKE=%s: unknown method (procmem, mprotect): choosing automatically",
+		env);
+	return POKE_UNSET;
+}
+
+static void select_method(void)
+{
+	enum poke_method forced = forced_method();
+	enum poke_method m;
+
+	probing = true;
+	for (m = POKE_PROCMEM; m <= POKE_MPROTECT; m++) {
+		if (forced != POKE_UNSET && m != forced)
+			continue;
+		method = m;
+		if (probe_works())
+			break;
+	}
+	probing = false;
+	if (m > POKE_MPROTECT) {
+		method = POKE_NONE;
+		sk_warn("no method can write code in this process (tried %s): every key change will be refused",
+			forced != POKE_UNSET ? method_names[forced]
+					     : "procmem, mprotect");
+	}
+}
+
+/**
+ * sk_text_poke_ready() - choose the write method on first use.  Called with
+ * the jump-label lock held, before anything is queued.
+ */
+int sk_text_poke_ready(void)
+{
+	if (method == POKE_UNSET && !probing)
+		select_method();
+	return method == POKE_NONE ? -EACCES : 0;
+}
+
+const char *sk_text_poke_method(void)
+{
+	return method_names[method];
+}
+
+static void restore_pages(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	while (nr_open) {
+		nr_open--;
+		if (mprotect((void *)open_pages[nr_open], ps,
+			     open_prots[nr_open]))
+			sk_warn("restoring protection of %p failed: %s",
+				(void *)open_pages[nr_open], strerror(errno));
+	}
+}
+
+static int cmp_uintptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Make every page that [addr, addr + len) of each site touches writable. */
+static int open_pages_for(const uintptr_t *addrs, size_t n, size_t len)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t i, cap = 2 * n;
+
+	open_pages = realloc(open_pages, cap * sizeof(*open_pages));
+	open_prots = realloc(open_prots, cap * sizeof(*open_prots));
+	if (!open_pages || !open_prots)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		open_pages[2 * i] = addrs[i] & ~(uintptr_t)(ps - 1);
+		open_pages[2 * i + 1] = (addrs[i] + len - 1) & ~(uintptr_t)(ps - 1);
+	}
+	qsort(open_pages, cap, sizeof(*open_pages), cmp_uintptr);
+	for (i = 0, nr_open = 0; i < cap; i++) {
+		uintptr_t pg = open_pages[i];
+		int prot;
+
+		if (nr_open && open_pages[nr_open - 1] == pg)
+			continue;
+		prot = sk_text_protection(pg);
+		if (prot < 0 || mprotect((void *)pg, ps, prot | PROT_WRITE)) {
+			int err = prot < 0 ? -EFAULT : -errno;
+
+			restore_pages();
+			return err;
+		}
+		open_pages[nr_open] = pg;
+		open_prots[nr_open++] = prot;
+	}
+	return 0;
+}
+
+int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
+{
+	switch (method) {
+	case POKE_PROCMEM:
+		return open_mem();
+	case POKE_MPROTECT:
+		return open_pages_for(addrs, n, len);
+	default:
+		return -EACCES;
+	}
+}
+
+int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
+{
+	if (method == POKE_PROCMEM) {
+		ssize_t w = pwrite(mem_fd, bytes, len, (off_t)addr);
+
+		return w == (ssize_t)len ? 0 : (w < 0 ? -errno : -EIO);
+	}
+	/* Single naturally aligned stores: a racing fetch sees old or new. */
+	if (len == 1)
+		__atomic_store_n((uint8_t *)addr, *(const uint8_t *)bytes,
+				 __ATOMIC_RELAXED);
+	else if (len == 4 && !(addr & 3))
+		__atomic_store_n((uint32_t *)addr, *(const uint32_t *)bytes,
+				 __ATOMIC_RELAXED);
+	else
+		memcpy((void *)addr, bytes, len);
+	return 0;
+}
+
+void sk_text_poke_end(void)
+{
+	if (method == POKE_MPROTECT)
+		restore_pages();
+}
+
+/* ---- core serialization ---- */
+
+enum sync_mode { SYNC_UNSET, SYNC_CORE, SYNC_EXPEDITED, SYNC_TLB };
+
+static enum sync_mode sync_mode;
+static pid_t sync_pid;
+
+static long membarrier(int cmd, unsigned int flags)
+{
+	return syscall(__NR_membarrier, cmd, flags, 0);
+}
+
+/*
+ * Register for the strongest barrier the kernel offers.  Registration
+ * belongs to the address space, so a forked child registers again.
+ */
+static void sync_init(void)
+{
+	long q = membarrier(MEMBARRIER_CMD_QUERY, 0);
+
+	sync_pid = getpid();
+	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+	    !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0))
+		sync_mode = SYNC_CORE;
+	else if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		 !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0))
+		sync_mode = SYNC_EXPEDITED;
+	else
+		sync_mode = SYNC_TLB;
+}
+
+/*
+ * Without membarrier: changing a page's protection makes the kernel shoot
+ * down its TLB entries on every CPU running this process, with an
+ * interrupt, and the return from an interrupt serializes the core.
+ */
+static void sync_by_tlb_shootdown(void)
+{
+	static void *page;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (!page)
+		page = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return;
+	*(volatile char *)page = 1;
+	mprotect(page, ps, PROT_READ);
+	mprotect(page, ps, PROT_READ | PROT_WRITE);
+}
+
+void sk_sync_core(void)
+{
+	if (sync_mode == SYNC_UNSET || sync_pid != getpid())
+		sync_init();
+	sk_count_sync();
+	switch (sync_mode) {
+	case SYNC_CORE:
+		if (!membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0))
+			return;
+		break;
+	case SYNC_EXPEDITED:
+		/* The IPI's return from interrupt serializes (x86, arm64). */
+		if (!membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0))
+			return;
+		break;
+	default:
+		break;
+	}
+	sync_by_tlb_shootdown();
+}
