@@ -215,14 +215,14 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct sk_object *o;
 	int queued = 0, err;
 
-	err = sk_text_poke_ready();
-	if (err)
-		return err;
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
 			if (jump_entry_is_dead(e))
 				continue;
+			/* The write method is chosen when first needed. */
+			if (!queued && (err = sk_text_poke_ready()))
+				return err;
 			err = arch_jump_label_transform_queue(e,
 						entry_type(e, count));
 			if (err) {

@@ -162,7 +162,12 @@ template <> struct __sk_key_kind<const struct static_key_true> { enum { value = 
 template <> struct __sk_key_kind<const struct static_key_false> { enum { value = 0 }; };
 }
 #define __sk_key_is_true(x)	(__sk_key_kind<__typeof__(*(x))>::value)
-#define __sk_any_key(x)		(reinterpret_cast<struct static_key *>(x))
+/* Any of the three key types, as a struct static_key *; others do not build. */
+extern "C++" {
+static inline struct static_key *__sk_any_key(struct static_key *k) { return k; }
+static inline struct static_key *__sk_any_key(struct static_key_true *k) { return &k->key; }
+static inline struct static_key *__sk_any_key(struct static_key_false *k) { return &k->key; }
+}
 #else
 #define __sk_key_is_true(x)					\
 	_Generic((x),						\
