@@ -168,7 +168,8 @@ $(objtree)/libstatickeys.so: $(LIB_SO)
 
 # ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
 SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
-		   -Wno-non-pointer-null -Wno-decl -D__CHECKER__ \
+		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
+		   -D__CHECKER__ \
 		   -D__$(SRCARCH)__ $(if $(filter x86,$(SRCARCH)),-D__x86_64__ -m64,-D__aarch64__ -m64)
 .PHONY: sparse
 ifeq ($(C),2)

@@ -109,9 +109,8 @@ __hidden void sk_count_sync(void);
 struct obs_kernel_param;
 __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const struct obs_kernel_param *stop,
-					  const char *objname) __attribute__((weak));
-__hidden void __sk_params_unregister_object(const struct obs_kernel_param *start)
-	__attribute__((weak));
+					  const char *objname);
+__hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
 
 /*
  * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()

@@ -725,7 +725,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	sync_object(o);
 	jump_label_unlock();
 
-	if (__sk_params_register_object && d->param_start != d->param_stop)
+	if (d->param_start != d->param_stop)
 		__sk_params_register_object(d->param_start, d->param_stop,
 					    o->name);
 
@@ -758,7 +758,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 	jump_label_unlock();
 	if (!o)
 		return;
-	if (__sk_params_unregister_object && d->param_start != d->param_stop)
+	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);
 	free(o);
 }
