@@ -101,7 +101,8 @@ __hidden const char *sk_text_poke_method(void);
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);
-__hidden int sk_text_protection(uintptr_t addr);	/* PROT_* or -1 */
+/* The executable segment holding @addr: its PROT_* bits, or -1. */
+__hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
 __hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_sync(void);
 

@@ -537,15 +537,18 @@ static int find_segs_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-int sk_text_protection(uintptr_t addr)
+int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
 {
 	struct sk_object *o;
 	int i;
 
 	for (o = objects; o; o = o->next)
 		for (i = 0; i < o->nsegs; i++)
-			if (addr >= o->segs[i].start && addr < o->segs[i].end)
+			if (addr >= o->segs[i].start && addr < o->segs[i].end) {
+				*start = o->segs[i].start;
+				*end = o->segs[i].end;
 				return o->segs[i].prot;
+			}
 	return -1;
 }
 

@@ -30,7 +30,7 @@
  *
  *   procmem   pwrite() to /proc/self/mem: the kernel writes through a
  *             private copy of the page; no mapping's protection changes.
- *   mprotect  the pages of the batch are made writable (and stay
+ *   mprotect  the segments of the batch are made writable (and stay
  *             executable) for the duration of one update, then restored
  *             to the protection of their ELF segment.
  */
@@ -46,9 +46,16 @@ static bool probing;
 static int mem_fd = -1;
 static pid_t mem_fd_pid;
 
-/* Pages made writable by sk_text_poke_begin(), restored by _end(). */
-static uintptr_t *open_pages;
-static int *open_prots;
+/*
+ * Segments made writable by sk_text_poke_begin(), restored by _end().  A
+ * whole ELF segment at a time: changing part of a mapping splits it, and the
+ * pieces do not merge back once a written page has become anonymous.
+ */
+struct open_seg {
+	uintptr_t start, end;
+	int prot;
+};
+static struct open_seg *open_segs;
 static size_t nr_open;
 
 static DEFINE_STATIC_KEY_FALSE(sk_probe_key);
@@ -140,58 +147,56 @@ const char *sk_text_poke_method(void)
 	return method_names[method];
 }
 
-static void restore_pages(void)
+static void restore_segments(void)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-
 	while (nr_open) {
-		nr_open--;
-		if (mprotect((void *)open_pages[nr_open], ps,
-			     open_prots[nr_open]))
+		struct open_seg *sg = &open_segs[--nr_open];
+
+		if (mprotect((void *)sg->start, sg->end - sg->start, sg->prot))
 			sk_warn("restoring protection of %p failed: %s",
-				(void *)open_pages[nr_open], strerror(errno));
+				(void *)sg->start, strerror(errno));
 	}
 }
 
-static int cmp_uintptr(const void *a, const void *b)
-{
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Make every page that [addr, addr + len) of each site touches writable. */
-static int open_pages_for(const uintptr_t *addrs, size_t n, size_t len)
+static int open_segment(uintptr_t addr, size_t cap)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t i, cap = 2 * n;
+	uintptr_t start, end;
+	size_t i;
+	int prot = sk_text_segment(addr, &start, &end);
 
-	open_pages = realloc(open_pages, cap * sizeof(*open_pages));
-	open_prots = realloc(open_prots, cap * sizeof(*open_prots));
-	if (!open_pages || !open_prots)
+	if (prot < 0)
+		return -EFAULT;
+	start &= ~(uintptr_t)(ps - 1);
+	end = (end + ps - 1) & ~(uintptr_t)(ps - 1);
+	for (i = 0; i < nr_open; i++)
+		if (open_segs[i].start == start)
+			return 0;
+	if (nr_open == cap)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		open_pages[2 * i] = addrs[i] & ~(uintptr_t)(ps - 1);
-		open_pages[2 * i + 1] = (addrs[i] + len - 1) & ~(uintptr_t)(ps - 1);
-	}
-	qsort(open_pages, cap, sizeof(*open_pages), cmp_uintptr);
-	for (i = 0, nr_open = 0; i < cap; i++) {
-		uintptr_t pg = open_pages[i];
-		int prot;
-
-		if (nr_open && open_pages[nr_open - 1] == pg)
-			continue;
-		prot = sk_text_protection(pg);
-		if (prot < 0 || mprotect((void *)pg, ps, prot | PROT_WRITE)) {
-			int err = prot < 0 ? -EFAULT : -errno;
-
-			restore_pages();
-			return err;
-		}
-		open_pages[nr_open] = pg;
-		open_prots[nr_open++] = prot;
-	}
+	if (mprotect((void *)start, end - start, prot | PROT_WRITE))
+		return -errno;
+	open_segs[nr_open++] = (struct open_seg){ start, end, prot };
 	return 0;
+}
+
+/* Make every segment that a site of the batch lies in writable. */
+static int open_segments_for(const uintptr_t *addrs, size_t n, size_t len)
+{
+	size_t i, cap = 2 * n;
+	int err = 0;
+
+	open_segs = realloc(open_segs, cap * sizeof(*open_segs));
+	if (!open_segs)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		err = open_segment(addrs[i], cap);
+		if (!err)
+			err = open_segment(addrs[i] + len - 1, cap);
+	}
+	if (err)
+		restore_segments();
+	return err;
 }
 
 int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
@@ -200,7 +205,7 @@ int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
 	case POKE_PROCMEM:
 		return open_mem();
 	case POKE_MPROTECT:
-		return open_pages_for(addrs, n, len);
+		return open_segments_for(addrs, n, len);
 	default:
 		return -EACCES;
 	}
@@ -228,7 +233,7 @@ int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
 void sk_text_poke_end(void)
 {
 	if (method == POKE_MPROTECT)
-		restore_pages();
+		restore_segments();
 }
 
 /* ---- core serialization ---- */
