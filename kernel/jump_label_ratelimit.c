@@ -14,7 +14,9 @@
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cond;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static struct delayed_work *pending;
+static struct delayed_work *running;	/* the decrement in progress */
 static bool worker_started;
 
 static unsigned long long now_ns(void)
@@ -58,9 +60,12 @@ static void *worker(void *arg)
 			continue;
 		}
 		unlink_work(w);
+		running = w;
 		pthread_mutex_unlock(&work_lock);
 		static_key_slow_dec(w->key);
 		pthread_mutex_lock(&work_lock);
+		running = NULL;
+		pthread_cond_broadcast(&done_cond);
 	}
 	return NULL;
 }
@@ -153,6 +158,8 @@ SK_EXPORT void __static_key_slow_dec_deferred(struct static_key *key,
  * __static_key_deferred_flush() - run a pending delayed decrement now.
  * @key: the deferred key (unused, as in the kernel)
  * @work: its delayed work
+ *
+ * Returns once no decrement of @work is pending or running.
  */
 SK_EXPORT void __static_key_deferred_flush(void *key, struct delayed_work *work)
 {
@@ -160,6 +167,8 @@ SK_EXPORT void __static_key_deferred_flush(void *key, struct delayed_work *work)
 
 	(void)key;
 	pthread_mutex_lock(&work_lock);
+	while (running == work)
+		pthread_cond_wait(&done_cond, &work_lock);
 	if (work->pending) {
 		k = work->key;
 		unlink_work(work);
