@@ -100,6 +100,34 @@ static void lockdep_assert_held(const char *fn)
 		     "%s() called without jump_label_lock() held", fn);
 }
 
+/*
+ * fork() while another thread is patching would give the child a lock
+ * nobody will release and half-written sites: hold the lock across fork()
+ * (unless the forking thread holds it already: then it is consistent).
+ */
+static bool fork_took_lock;
+
+static void fork_prepare(void)
+{
+	if (jump_label_lock_is_mine())
+		return;
+	jump_label_lock();
+	fork_took_lock = true;
+}
+
+static void fork_done(void)
+{
+	if (!fork_took_lock)
+		return;
+	fork_took_lock = false;
+	jump_label_unlock();
+}
+
+static void __attribute__((constructor(101))) jump_label_setup(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 /**
  * jump_label_init() - initialise the library.  Kept for kernel code: the
  * library initialises itself before any constructor of a user of it runs.

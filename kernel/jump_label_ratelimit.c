@@ -99,6 +99,35 @@ static int start_worker(void)
 	return 0;
 }
 
+/*
+ * The worker thread does not survive fork(): the child starts its own if
+ * decrements are pending.  work_lock is held across fork() so that the list
+ * is consistent in the child.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&work_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&work_lock);
+}
+
+static void fork_child(void)
+{
+	worker_started = false;
+	running = NULL;
+	if (pending && start_worker())
+		sk_warn("cannot restart the deferred-key thread after fork()");
+	pthread_mutex_unlock(&work_lock);
+}
+
+static void __attribute__((constructor(101))) ratelimit_setup(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /* Queue @w to run at @due_ns unless it is already pending. */
 static void schedule_work(struct delayed_work *w, struct static_key *key,
 			  unsigned long long due_ns)
