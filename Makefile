@@ -169,6 +169,7 @@ $(objtree)/libstatickeys.so: $(LIB_SO)
 # ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
 SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
+		   -Wno-flexible-array-sizeof \
 		   -D__CHECKER__ \
 		   -D__$(SRCARCH)__ $(if $(filter x86,$(SRCARCH)),-D__x86_64__ -m64,-D__aarch64__ -m64)
 .PHONY: sparse
@@ -259,7 +260,7 @@ check:
 .PHONY: clean mrproper help
 clean:
 	$(Q)rm -rf $(objtree)/kernel $(objtree)/arch $(objtree)/selftests \
-		$(objtree)/*.a $(objtree)/*.so* $(objtree)/statickeys.pc
+		$(objtree)/*.a $(objtree)/*.so* $(objtree)/statickeys.pc $(objtree)/fuzz
 
 mrproper:
 	$(Q)rm -rf $(objtree)

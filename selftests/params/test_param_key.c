@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * early_param_key() end to end: STATICKEYS_CMDLINE switches keys before
+ * main().  NEEDS THE STATIC-KEY CORE (links against libstatickeys).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <linux/init.h>
+#include <linux/jump_label.h>
+#include <statickeys/cmdline.h>
+
+#include "tap.h"
+
+DEFINE_STATIC_KEY_FALSE(foo_key);
+DEFINE_STATIC_KEY_TRUE(bar_key);
+DEFINE_STATIC_KEY_FALSE(baz_key);
+DEFINE_STATIC_KEY_FALSE(dash_key);
+DEFINE_STATIC_KEY_FALSE_RO(ro_key);
+
+early_param_key("foo", &foo_key);
+early_param_key("bar", &bar_key);
+early_param_key("baz", &baz_key);
+early_param_key("dash_key", &dash_key);
+early_param_key("ro_key", &ro_key);
+
+static const char baz_msg[] =
+	"statickeys: baz=maybe: invalid value, keeping the default\n";
+
+static const char probe_line[] =
+	"foo=on bar=off baz=maybe dash-key=y ro_key=1 unused=3";
+
+/* Keys as the branches see them, the way a kernel caller would test. */
+static int foo(void)
+{
+	return static_branch_unlikely(&foo_key) ? 1 : 0;
+}
+
+static int bar(void)
+{
+	return static_branch_likely(&bar_key) ? 1 : 0;
+}
+
+static void print_state(const char *tag)
+{
+	printf("%s foo=%d/%d bar=%d/%d baz=%d dash=%d ro=%d\n", tag,
+	       static_key_enabled(&foo_key), foo(),
+	       static_key_enabled(&bar_key), bar(),
+	       static_key_enabled(&baz_key), static_key_enabled(&dash_key),
+	       static_key_enabled(&ro_key));
+}
+
+/*
+ * The probe: started with STATICKEYS_CMDLINE set, reports what the
+ * constructors did, then what a run-time command line changes.
+ */
+static int probe(void)
+{
+	print_state("boot");
+	printf("unknown=%zu\n", statickeys_cmdline_unknown(NULL, NULL));
+	statickeys_parse_cmdline("foo=off ro_key=0");
+	print_state("late");
+	return 0;
+}
+
+/*
+ * Under an emulator (make exports RUNNER, e.g. qemu-aarch64 -L ...) the
+ * host cannot exec a foreign binary: go through the runner again.
+ */
+static void exec_probe(const char *self)
+{
+	const char *runner = getenv("RUNNER");
+	char cmd[4096];
+
+	if (runner && *runner) {
+		snprintf(cmd, sizeof(cmd), "exec %s '%s' --probe", runner,
+			 self);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	}
+	execl(self, self, "--probe", (char *)NULL);
+}
+
+/* Run ourselves with the command line; stdout and stderr come back. */
+static int run_probe(const char *self, char *out, size_t outsz,
+		     char *err, size_t errsz)
+{
+	int po[2], pe[2], status;
+	pid_t pid;
+	ssize_t r;
+	size_t n;
+
+	if (pipe(po) || pipe(pe))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		setenv(STATICKEYS_CMDLINE_ENV, probe_line, 1);
+		exec_probe(self);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	for (n = 0; n < outsz - 1 && (r = read(po[0], out + n,
+					       outsz - 1 - n)) > 0; n += r)
+		;
+	out[n] = '\0';
+	for (n = 0; n < errsz - 1 && (r = read(pe[0], err + n,
+					       errsz - 1 - n)) > 0; n += r)
+		;
+	err[n] = '\0';
+	close(po[0]);
+	close(pe[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int main(int argc, char **argv)
+{
+	char out[4096], err[4096];
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "--probe"))
+		return probe();
+	unsetenv(STATICKEYS_CMDLINE_ENV);
+
+	tap_plan(8);
+	tap_ok(!static_key_enabled(&foo_key) && static_key_enabled(&bar_key) &&
+	       !static_key_enabled(&ro_key),
+	       "no command line: the defaults");
+	ret = run_probe(argv[0], out, sizeof(out), err, sizeof(err));
+	tap_ok(ret == 0, "probe ran (status %d)", ret);
+	tap_ok(strstr(out, "boot foo=1/1 bar=0/0 ") != NULL,
+	       "foo=on enables, bar=off disables, branches agree");
+	tap_ok(strstr(out, "boot foo=1/1 bar=0/0 baz=0 dash=1 ro=1\n") != NULL,
+	       "baz=maybe kept the default; dash-key=y, ro_key=1 applied");
+	tap_ok(!strncmp(err, baz_msg, strlen(baz_msg)) &&
+	       !strstr(err + strlen(baz_msg), "baz"),
+	       "one line, first on stderr, names baz=maybe");
+	tap_ok(strstr(out, "late foo=0/0 ") != NULL,
+	       "statickeys_parse_cmdline() switches a key at run time");
+	tap_ok(strstr(out, " ro=1\n") && strstr(out, "late") &&
+	       strstr(strstr(out, "late"), " ro=1\n"),
+	       "a sealed read-only key refuses the run-time command line");
+	tap_ok(strstr(out, "unknown=1\n") != NULL,
+	       "the one unused word is listed");
+	if (tap_failed)
+		tap_diag("probe stdout: %s stderr: %s%s", out, err, ret == 127 ?
+			 "(could not exec: under an emulator, set RUNNER)" : "");
+	return tap_exit();
+}
