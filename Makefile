@@ -94,9 +94,12 @@ $(KCONFIG_CONFIG): | $(objtree)/.dirs
 KCONFIG_FILES	:= $(srctree)/Kconfig $(wildcard $(srctree)/*/Kconfig* \
 		   $(srctree)/arch/*/Kconfig)
 
+# New symbols take their defaults (as olddefconfig) instead of prompting:
+# a build must never stop for input.
 $(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
 	$(quiet) SYNC "$(notdir $@)"
-	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --silentoldconfig $(srctree)/Kconfig
+	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --olddefconfig $(srctree)/Kconfig
+	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --silentoldconfig $(srctree)/Kconfig < /dev/null
 	$(Q)touch $@
 
 # The installed configuration: every option guarded, so that a program with
