@@ -230,7 +230,9 @@ uninstall:
 # library; selftests/<dir>/Makefile.inc may add objects and rules.
 test-src	:= $(wildcard $(srctree)/selftests/*/test_*.c)
 test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
-test-sh		:= $(wildcard $(srctree)/selftests/*/test_*.sh)
+# Coccinelle does not depend on the configuration: make check runs it once.
+test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/%,\
+		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
 LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree) $(LDFLAGS_RO)
 LDLIBS_TEST	:= -lstatickeys -ldl

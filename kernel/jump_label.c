@@ -270,26 +270,28 @@ int sk_jump_label_update(struct static_key *key, int count)
 	return queued;
 }
 
-/* Is @key inside a sealed read-only region?  Called locked. */
-static bool key_sealed(const struct static_key *key)
+/* The object whose sealed read-only keys hold @key, or NULL.  Locked. */
+static struct sk_object *key_sealed(const struct static_key *key)
 {
 	const char *p = (const char *)key;
 	struct sk_object *o;
 
 	for (o = objects; o; o = o->next)
 		if (o->sealed && p >= o->ro_start && p < o->ro_stop)
-			return true;
-	return false;
+			return o;
+	return NULL;
 }
 
 static bool refuse_sealed(struct static_key *key)
 {
+	struct sk_object *o = key_sealed(key);
 	char kname[320];
 
-	if (!key_sealed(key))
+	if (!o)
 		return false;
 	key_name(key, kname, sizeof(kname));
-	sk_warn("key %s is read-only after init: change refused", kname);
+	sk_warn("key %s of %s is read-only after init: change refused",
+		kname, o->name);
 	set_error(EPERM);
 	return true;
 }

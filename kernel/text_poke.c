@@ -199,16 +199,30 @@ static int open_segments_for(const uintptr_t *addrs, size_t n, size_t len)
 	return err;
 }
 
+/*
+ * Prepare to write a batch.  A method that worked when it was chosen can stop
+ * working (a seccomp filter, a no-W^X policy, a non-dumpable process): say
+ * why, and refuse the change with EACCES, as when no method worked at all.
+ */
 int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
 {
+	int err;
+
 	switch (method) {
 	case POKE_PROCMEM:
-		return open_mem();
+		err = open_mem();
+		break;
 	case POKE_MPROTECT:
-		return open_segments_for(addrs, n, len);
+		err = open_segments_for(addrs, n, len);
+		break;
 	default:
 		return -EACCES;
 	}
+	if (!err || err == -ENOMEM)
+		return err;
+	sk_warn("cannot write code through %s (%s): change refused",
+		method_names[method], strerror(-err));
+	return -EACCES;
 }
 
 int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)

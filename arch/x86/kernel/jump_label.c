@@ -37,6 +37,7 @@ static size_t nr_queued, queue_cap;
 static struct x86_site *live;
 static size_t nr_live;
 static int handlers;
+static unsigned long batch_gen;	/* odd while a batch is live */
 
 static struct sigaction old_trap;
 static bool trap_installed;
@@ -146,35 +147,47 @@ static void chain_trap(int sig, siginfo_t *info, void *uc)
 /*
  * A thread executed an INT3.  If it is one of ours, behave as the new
  * instruction would: continue at the jump target or after the site.  If the
- * batch is already gone and the byte is no longer INT3, the site is complete:
- * run it again.  Anything else belongs to someone else.
+ * byte is no longer INT3, the site was completed since: run it again.  The
+ * answer is trusted only if no batch was published or withdrawn while it was
+ * worked out (@batch_gen is odd while a batch is live); otherwise look again,
+ * since the INT3 seen may belong to a batch that started after the trap.
+ * Only an INT3 that stays put with no batch of ours claiming it is someone
+ * else's.
  */
 static void trap_handler(int sig, siginfo_t *info, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *rip = &uc->uc_mcontext.gregs[REG_RIP];
 	uintptr_t site = (uintptr_t)*rip - 1;
-	struct x86_site *v, *s = NULL;
-	size_t n;
 
 	if (info->si_code != SI_KERNEL) {
 		chain_trap(sig, info, ucv);
 		return;
 	}
-	__atomic_fetch_add(&handlers, 1, __ATOMIC_ACQUIRE);
-	v = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
-	n = __atomic_load_n(&nr_live, __ATOMIC_RELAXED);
-	if (v)
-		s = find_live(v, n, site);
-	if (s)
-		*rip = s->jump ? (greg_t)s->target
-			       : (greg_t)(site + JUMP_LABEL_NOP_SIZE);
-	__atomic_fetch_sub(&handlers, 1, __ATOMIC_RELEASE);
-	if (s)
-		return;
-	if (*(volatile uint8_t *)site != INT3) {
-		*rip = (greg_t)site;
-		return;
+	for (;;) {
+		unsigned long gen;
+		struct x86_site *s = NULL, *v;
+		uint8_t byte;
+
+		__atomic_fetch_add(&handlers, 1, __ATOMIC_ACQUIRE);
+		gen = __atomic_load_n(&batch_gen, __ATOMIC_ACQUIRE);
+		v = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
+		if (v)
+			s = find_live(v, __atomic_load_n(&nr_live, __ATOMIC_RELAXED),
+				      site);
+		if (s)
+			*rip = s->jump ? (greg_t)s->target
+				       : (greg_t)(site + JUMP_LABEL_NOP_SIZE);
+		__atomic_fetch_sub(&handlers, 1, __ATOMIC_RELEASE);
+		if (s)
+			return;
+		byte = *(volatile uint8_t *)site;
+		if (byte != INT3) {
+			*rip = (greg_t)site;
+			return;
+		}
+		if (gen == __atomic_load_n(&batch_gen, __ATOMIC_ACQUIRE))
+			break;
 	}
 	chain_trap(sig, info, ucv);
 }
@@ -265,6 +278,7 @@ int arch_jump_label_transform_apply(void)
 
 	__atomic_store_n(&nr_live, nr_queued, __ATOMIC_RELAXED);
 	__atomic_store_n(&live, queue, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
 
 	err = poke_all(0, 1, &int3);
 	sk_sync_core();
@@ -279,6 +293,7 @@ int arch_jump_label_transform_apply(void)
 			strerror(-err));
 
 	__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&handlers, __ATOMIC_ACQUIRE))
 		;
 	sk_text_poke_end();

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# `make install` of this build into a DESTDIR, a program built outside the
+# tree with pkg-config against it and run, then `make uninstall` leaves nothing.
+. "$srctree/selftests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/dest
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+
+# A make of our own, not a sub-make of the one running the tests.
+sk_make() {
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+		make -s -C "$srctree" O="$objtree" ARCH="${ARCH:-$SRCARCH}" \
+		DESTDIR="$dest" PREFIX=/usr "$@"
+}
+
+tap_plan 9
+sk_make install > "$tmp/install.log" 2>&1
+rc=$?
+tap_diag < "$tmp/install.log"
+pc=$dest/usr/lib/pkgconfig/statickeys.pc
+tap_ok $(( rc != 0 )) "make install DESTDIR=... PREFIX=/usr"
+missing=""
+for f in usr/lib/libstatickeys.so usr/lib/libstatickeys.so.1 usr/lib/libstatickeys.a \
+	usr/lib/statickeys/statickeys-ro.ld usr/lib/pkgconfig/statickeys.pc \
+	usr/include/statickeys/linux/jump_label.h usr/include/statickeys/asm/jump_label.h \
+	usr/include/statickeys/statickeys/statickeys.h usr/include/statickeys/statickeys/config.h; do
+	[ -e "$dest/$f" ] || missing="$missing $f"
+done
+tap_ok $([ -z "$missing" ]; echo $?) "library, headers, linker fragment and .pc installed${missing:+ (missing:$missing)}"
+
+# Every path in the .pc file is relative to ${prefix}.
+bad=$(grep -E '^(exec_prefix|libdir|includedir)=' "$pc" 2>/dev/null | grep -v '=\${\(prefix\|exec_prefix\)}')
+grep -E '^[a-z_]+=' "$pc" 2>/dev/null | tap_diag
+tap_ok $([ -f "$pc" ] && [ -z "$bad" ] && grep -q '^prefix=/usr$' "$pc"; echo $?) \
+	"statickeys.pc: prefix=/usr, every other path relative to \${prefix}${bad:+ (not: $bad)}"
+
+export PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
+export PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig
+export PKG_CONFIG_SYSROOT_DIR=$dest
+cflags=$($PKG_CONFIG --cflags statickeys 2>&1)
+libs=$($PKG_CONFIG --libs statickeys 2>&1)
+echo "cflags: $cflags" | tap_diag
+echo "libs: $libs" | tap_diag
+version=$($PKG_CONFIG --modversion statickeys 2>/dev/null)
+tap_ok $([ -n "$version" ] && case "$cflags $libs" in *"$dest"*) true ;; *) false ;; esac; echo $?) \
+	"pkg-config finds statickeys $version in the DESTDIR"
+
+# Built outside the tree: a copy of the source, nothing from $srctree on the path.
+mkdir -p "$tmp/out"
+cp "$srctree/selftests/install/sk_prog.c" "$tmp/out/"
+(cd "$tmp/out" && $CC $cflags sk_prog.c -o sk_prog $libs -Wl,-rpath,"$dest/usr/lib") \
+	> "$tmp/cc.log" 2>&1
+rc=$?
+tap_diag < "$tmp/cc.log"
+tap_ok $rc "\$CC \$(pkg-config --cflags --libs statickeys) builds a program outside the tree"
+
+out=$($RUNNER "$tmp/out/sk_prog" 2>"$tmp/err.log")
+rc=$?
+echo "$out" | tap_diag
+tap_diag < "$tmp/err.log"
+expect="version $version
+start fast=1 trace=0
+flipped fast=0 trace=1 err=0"
+tap_ok $([ $rc -eq 0 ] && [ "$(echo "$out" | head -n 3)" = "$expect" ]; echo $?) \
+	"it runs against the installed library: MAYBE keys start and flip as they should"
+tap_ok $(echo "$out" | grep -qx 'ro refused=1 locked=0 store=fault'; echo $?) \
+	"its _RO key is refused and write-protected (the .pc brings the linker fragment)"
+
+sk_make uninstall > "$tmp/uninstall.log" 2>&1
+rc=$?
+tap_diag < "$tmp/uninstall.log"
+tap_ok $rc "make uninstall DESTDIR=... PREFIX=/usr"
+left=$(find "$dest" ! -type d)
+echo "$left" | grep . | sed 's/^/left: /' | tap_diag
+tap_ok $([ -z "$left" ]; echo $?) "make uninstall leaves no file behind"
+tap_exit
