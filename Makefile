@@ -6,6 +6,8 @@
 #   make check | bench | run | install [DESTDIR= PREFIX=] | uninstall
 # Run `make help` for the list.
 
+.DEFAULT_GOAL	:= all
+
 VERSION		:= 1.0.0
 SOVERSION	:= 1
 
@@ -276,7 +278,9 @@ help:
 	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
-	@echo 'Figures:        bench, run'
+	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
+	@echo '                bench-kstack, bench-cocci'
+	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
 	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
 
 -include $(srctree)/scripts/Makefile.coccicheck

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
 
 #ifdef __CHECKER__

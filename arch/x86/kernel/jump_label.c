@@ -11,6 +11,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
 
 #define INT3		0xcc
