@@ -76,7 +76,7 @@ static size_t sk_stack_size(void)
 
 	if (!page)
 		page = 4096;
-	if (sig < MINSIGSTKSZ)
+	if (sig < (size_t)MINSIGSTKSZ)
 		sig = MINSIGSTKSZ;
 	size = SK_STACK_WORK + 4 * sig + KSTACK_OFFSET_MASK + 16;
 	return page + ((size + page - 1) & ~(page - 1));
