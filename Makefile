@@ -31,10 +31,15 @@ SRCARCH		:= $(ARCH)
 ifeq ($(filter x86 arm64,$(SRCARCH)),)
 $(error ARCH=$(ARCH) is not supported: use ARCH=x86 or ARCH=arm64)
 endif
+# An empty CROSS_COMPILE inherited from a native parent make counts as unset.
 ifeq ($(SRCARCH),arm64)
 ifneq ($(HOSTARCH),arm64)
-CROSS_COMPILE	?= aarch64-linux-gnu-
-RUNNER		?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+ifeq ($(strip $(CROSS_COMPILE)),)
+CROSS_COMPILE	:= aarch64-linux-gnu-
+endif
+ifeq ($(strip $(RUNNER)),)
+RUNNER		:= qemu-aarch64 -L /usr/aarch64-linux-gnu
+endif
 endif
 endif
 
