@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Slow-path figures for `make bench`: the time, serializing steps and sites
+ * written to toggle a key with N sites, and the heap the library uses for it.
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <statickeys/statickeys.h>
+#include "toggle.h"
+
+/* ---- heap accounting: glibc's allocator, wrapped ---- */
+
+/*
+ * Defining malloc() and friends in the executable interposes them for the
+ * whole process, the library and libc included; glibc exports its own
+ * under __libc_* for exactly this.  Counted in usable bytes.
+ */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t nmemb, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void __libc_free(void *ptr);
+
+static long heap_now, heap_peak;
+
+static void heap_add(long delta)
+{
+	heap_now += delta;
+	if (heap_now > heap_peak)
+		heap_peak = heap_now;
+}
+
+void *malloc(size_t size)
+{
+	void *p = __libc_malloc(size);
+
+	if (p)
+		heap_add(malloc_usable_size(p));
+	return p;
+}
+
+void *calloc(size_t nmemb, size_t size)
+{
+	void *p = __libc_calloc(nmemb, size);
+
+	if (p)
+		heap_add(malloc_usable_size(p));
+	return p;
+}
+
+void *realloc(void *ptr, size_t size)
+{
+	long old = ptr ? (long)malloc_usable_size(ptr) : 0;
+	void *p = __libc_realloc(ptr, size);
+
+	if (p)
+		heap_add((long)malloc_usable_size(p) - old);
+	else if (!size)
+		heap_add(-old);
+	return p;
+}
+
+void free(void *ptr)
+{
+	if (ptr)
+		heap_add(-(long)malloc_usable_size(ptr));
+	__libc_free(ptr);
+}
+
+/* ---- the sets of sites ---- */
+
+extern const struct bench_sites *__start_bench_sets[];
+extern const struct bench_sites *__stop_bench_sets[];
+
+#define MAX_SETS	16
+
+static const struct bench_sites *sets[MAX_SETS];
+static int nr_sets;
+
+static int cmp_set(const void *a, const void *b)
+{
+	const struct bench_sites *x = *(const struct bench_sites *const *)a;
+	const struct bench_sites *y = *(const struct bench_sites *const *)b;
+
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+static void find_sets(void)
+{
+	const struct bench_sites **p;
+
+	for (p = __start_bench_sets; p < __stop_bench_sets && nr_sets < MAX_SETS; p++)
+		sets[nr_sets++] = *p;
+	qsort(sets, nr_sets, sizeof(sets[0]), cmp_set);
+}
+
+/* Execute every site: the sum tells whether each one took the key's state. */
+static int check_sites(const struct bench_sites *s, bool enabled)
+{
+	unsigned long i, sum = 0;
+
+	for (i = 0; i < s->nr_fns; i++)
+		sum += s->fns[i]();
+	return sum == (enabled ? s->nr * (s->nr + 1) / 2 : 0);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- measurements ---- */
+
+/*
+ * Heap for one enable and one disable of @s, in a child so that every set
+ * starts from the same state: the write method chosen and the first patch
+ * queue allocated (by the warm-up toggle of the smallest set).
+ */
+static void measure_heap(const struct bench_sites *s)
+{
+	pid_t pid;
+	long base;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return;
+	}
+	if (pid) {
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	base = heap_now;
+	heap_peak = heap_now;
+	static_branch_enable(s->key);
+	static_branch_disable(s->key);
+	printf("heap %lu %ld %ld\n", s->nr, heap_peak - base, heap_now - base);
+	fflush(stdout);
+	_exit(0);
+}
+
+#define MAX_REPS	200
+
+static void measure_toggle(const struct bench_sites *s)
+{
+	int reps = s->nr >= 10000 ? 5 : s->nr >= 1000 ? 20 : MAX_REPS;
+	double on[MAX_REPS], off[MAX_REPS];
+	struct statickeys_stats a, b;
+	bool ok = true;
+	int r;
+
+	statickeys_get_stats(&a);
+	for (r = 0; r < reps; r++) {
+		double t0 = now_us(), t1, t2;
+
+		static_branch_enable(s->key);
+		t1 = now_us();
+		ok &= check_sites(s, true);
+		t2 = now_us();
+		static_branch_disable(s->key);
+		off[r] = now_us() - t2;
+		on[r] = t1 - t0;
+		ok &= check_sites(s, false);
+	}
+	statickeys_get_stats(&b);
+	qsort(on, reps, sizeof(on[0]), cmp_double);
+	qsort(off, reps, sizeof(off[0]), cmp_double);
+	printf("toggle %lu %d %.2f %.2f %.2f %.2f %s\n", s->nr, reps,
+	       on[reps / 2], off[reps / 2],
+	       (double)(b.sync_steps - a.sync_steps) / (2 * reps),
+	       (double)(b.sites_written - a.sites_written) / (2 * reps),
+	       ok ? "ok" : "not-flipped");
+}
+
+int main(void)
+{
+	long start_peak = heap_peak, start_now = heap_now;
+	struct statickeys_stats st;
+	int i;
+
+	find_sets();
+	if (!nr_sets) {
+		fprintf(stderr, "bench_toggle: no sets of sites linked in\n");
+		return 1;
+	}
+	statickeys_get_stats(&st);
+	/* Everything allocated before main(): mostly the registration. */
+	printf("startup %lu %ld %ld\n", st.sites, start_peak, start_now);
+#ifdef JUMP_LABEL_NOP_SIZE
+	printf("entry %zu %d\n", sizeof(struct jump_entry), JUMP_LABEL_NOP_SIZE);
+#else
+	printf("entry %zu 0\n", sizeof(struct jump_entry));
+#endif
+
+	/* Warm-up: the first change ever chooses the write method. */
+	static_branch_enable(sets[0]->key);
+	static_branch_disable(sets[0]->key);
+	printf("method %s\n", statickeys_text_poke_method());
+
+	for (i = 0; i < nr_sets; i++)
+		measure_heap(sets[i]);
+	for (i = 0; i < nr_sets; i++)
+		measure_toggle(sets[i]);
+	return 0;
+}
