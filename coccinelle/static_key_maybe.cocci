@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Convert static keys whose initial state is chosen by a CONFIG option
+/// with an #if/#else pair of DEFINE_STATIC_KEY_TRUE/FALSE (or the _RO and
+/// DECLARE_ forms) to DEFINE_STATIC_KEY_MAYBE(CONFIG_X, key), and their
+/// static_branch_likely()/static_branch_unlikely() tests to
+/// static_branch_maybe(CONFIG_X, &key), so that the code layout follows
+/// the build-time default.
+///
+/// Coccinelle cannot remove preprocessor lines: in patch mode the
+/// #if/#else/#endif lines around a converted pair stay behind and are
+/// removed by scripts/cocci-finish.py (make coccicheck MODE=patch in the
+/// statickeys tree does that for you).  Keys that must not be converted
+/// are named in report and org modes: inverted sense (TRUE when the CONFIG
+/// is off), an #if block holding more than the pair, a condition that is
+/// not a single CONFIG test or has #elif, and arrays of keys.
+///
+/// Uses in other files than the pair are converted when the key list is
+/// given in the environment: STATIC_KEY_MAYBE_KEYS="key:CONFIG_X ...".
+/// Without it, only uses in the file holding the pair are converted;
+/// STATIC_KEY_MAYBE_NO_USES=1 converts the declarations alone.
+///
+// Confidence: High
+// Copyright: (C) 2026 The statickeys authors
+// Comments: #ifdef CONFIG_X is true only for =y while IS_ENABLED() is
+//  also true for =m; the conversion assumes a bool option.
+// Options: --no-includes --include-headers
+// Keywords: static_key, DEFINE_STATIC_KEY_MAYBE, static_branch_maybe
+// Requires: 1.0.8
+
+virtual patch
+virtual context
+virtual org
+virtual report
+virtual collect
+
+@initialize:python@
+@@
+import os
+import re
+
+_DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b\s*(.*?)\s*$')
+_COND = [
+	(re.compile(r'ifdef\s+(CONFIG_\w+)'), True),
+	(re.compile(r'ifndef\s+(CONFIG_\w+)'), False),
+	(re.compile(r'if\s+defined\s*\(\s*(CONFIG_\w+)\s*\)'), True),
+	(re.compile(r'if\s+defined\s+(CONFIG_\w+)'), True),
+	(re.compile(r'if\s+!\s*defined\s*\(\s*(CONFIG_\w+)\s*\)'), False),
+	(re.compile(r'if\s+!\s*defined\s+(CONFIG_\w+)'), False),
+	(re.compile(r'if\s+IS_ENABLED\s*\(\s*(CONFIG_\w+)\s*\)'), True),
+	(re.compile(r'if\s+!\s*IS_ENABLED\s*\(\s*(CONFIG_\w+)\s*\)'), False),
+]
+_text = {}
+_conv = {}
+_mode = None
+
+def _read(path):
+	if path not in _text:
+		with open(path, errors='replace') as f:
+			_text[path] = f.read().split('\n')
+	return _text[path]
+
+def _strip_comments(s):
+	s = re.sub(r'/\*.*?\*/', ' ', s)
+	return re.sub(r'//.*$', '', s).strip()
+
+def _block(lines, idx):
+	"""Innermost #if block around 0-based line idx: [if, elses..., endif]."""
+	stack, best = [], None
+	for i, line in enumerate(lines):
+		m = _DIRECTIVE.match(line)
+		if not m:
+			continue
+		d = m.group(1)
+		if d in ('if', 'ifdef', 'ifndef'):
+			stack.append([i])
+		elif d in ('elif', 'else') and stack:
+			stack[-1].append(i)
+		elif d == 'endif' and stack:
+			b = stack.pop() + [i]
+			if b[0] < idx < b[-1] and (best is None or b[0] > best[0]):
+				best = b
+	return best
+
+def _only_comments(lines, lo, hi, skip):
+	incomment = False
+	for i in range(lo, hi):
+		if i in skip:
+			continue
+		s = lines[i].strip()
+		if incomment:
+			if '*/' in s:
+				incomment = False
+				s = s[s.index('*/') + 2:].strip()
+			else:
+				continue
+		if s.startswith('/*') and '*/' not in s:
+			incomment = True
+			continue
+		if _strip_comments(s):
+			return False
+	return True
+
+def classify(path, lt, lf):
+	"""Verdict for a TRUE declaration at line lt and a FALSE one at lf."""
+	lines = _read(path)
+	t, f = lt - 1, lf - 1
+	b = _block(lines, t)
+	if b is None or not b[0] < f < b[-1]:
+		return None, None
+	if _block(lines, f) != b:
+		return None, None
+	branch = lambda i: max(j for j in range(len(b) - 1) if b[j] < i)
+	if branch(t) == branch(f):
+		return None, None
+	m = _DIRECTIVE.match(lines[b[0]])
+	cond = _strip_comments(m.group(1) + ' ' + m.group(2))
+	if len(b) != 3 or _DIRECTIVE.match(lines[b[1]]).group(1) != 'else':
+		return 'elif', cond
+	for rx, positive in _COND:
+		mm = rx.fullmatch(cond)
+		if mm:
+			break
+	else:
+		return 'complex', cond
+	cfg = mm.group(1)
+	if (branch(t) == 0) != positive:
+		return 'inverted', cfg
+	if not _only_comments(lines, b[0] + 1, b[-1], (t, f, b[1])):
+		return 'mixed', cfg
+	return 'convert', cfg
+
+def _env_cfg(path, key):
+	"""CONFIG of key in the global list: "key:CONFIG" or "key:CONFIG:file"."""
+	for item in os.environ.get('STATIC_KEY_MAYBE_KEYS', '').split():
+		f = item.split(':')
+		if f[0] == key and (len(f) == 2 or f[2] == path):
+			return f[1]
+	return None
+
+def wanted(path, key, cfg):
+	"""With a global key list (from scripts/coccicheck), obey it."""
+	if os.environ.get('STATIC_KEY_MAYBE_KEYS') is None:
+		return True
+	return _env_cfg(path, key) == cfg
+
+def wanted_use(path, key):
+	# Definitions only (for the object-code identity test of check-kernel).
+	if os.environ.get('STATIC_KEY_MAYBE_NO_USES'):
+		return None
+	if os.environ.get('STATIC_KEY_MAYBE_KEYS') is not None:
+		return _env_cfg(path, key)
+	return _conv.get(path, {}).get(key)
+
+def is_static(p):
+	line = _read(p.file)[int(p.line) - 1]
+	return 'static' if 'static' in line[:int(p.column)].split() else 'global'
+
+def col(p):
+	return '%s:%s:%d' % (p.file, p.line, int(p.column) + 1)
+
+def emit(p, msg):
+	print('%s: %s' % (col(p), msg))
+
+MSG = {
+	'inverted': '%s: TRUE when %s is off (inverted sense); not converted, there is no MAYBE form for it',
+	'mixed': '%s: the #if %s block holds more than the key; not converted, convert by hand',
+	'complex': '%s: condition "%s" is not a single CONFIG test; not converted',
+	'elif': '%s: the "%s" block has #elif branches; not converted',
+}
+
+@script:python depends on report@
+@@
+_mode = 'report'
+
+@script:python depends on org@
+@@
+_mode = 'org'
+
+@script:python depends on collect@
+@@
+_mode = 'collect'
+
+// ---- every declaration, for the global consistency check ----
+
+@alld depends on collect@
+declarer d = {DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE};
+identifier k;
+position p;
+@@
+d@p(k);
+
+@script:python depends on collect@
+k << alld.k;
+d << alld.d;
+p << alld.p;
+@@
+print('COLLECT\t%s\tDECL\t%s\t%s\t-\t-\t%s' % (col(p[0]), k, d, is_static(p[0])))
+
+@allm depends on collect@
+declarer d = {DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE};
+identifier k, c;
+position p;
+@@
+d@p(c, k);
+
+@script:python depends on collect@
+k << allm.k;
+d << allm.d;
+c << allm.c;
+p << allm.p;
+@@
+print('COLLECT\t%s\tDECL\t%s\t%s\t%s\t-\t%s' % (col(p[0]), k, d, c, is_static(p[0])))
+
+// ---- pairs of definitions and declarations ----
+
+@t@
+declarer d = {DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE};
+identifier k;
+position p;
+@@
+d@p(k);
+
+@f@
+declarer d2 = {DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE};
+identifier t.k;
+position p2;
+@@
+d2@p2(k);
+
+@script:python refused depends on !patch@
+k << t.k;
+d << t.d;
+d2 << f.d2;
+p << t.p;
+p2 << f.p2;
+@@
+verdict, c = None, None
+if d.replace('TRUE', 'FALSE') == d2:
+	verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
+if verdict in MSG:
+	msg = MSG[verdict] % (k, c)
+	if _mode == 'collect':
+		print('COLLECT\t%s\tPAIR\t%s\t%s\t%s\t%s\t%s' % (col(p[0]), k, d, verdict, p2[0].line, is_static(p[0])))
+	elif _mode == 'org':
+		coccilib.org.print_todo(p[0], msg)
+	elif _mode == 'report':
+		emit(p[0], msg)
+
+@script:python ok@
+k << t.k;
+d << t.d;
+d2 << f.d2;
+p << t.p;
+p2 << f.p2;
+cfg;
+@@
+verdict, c = None, None
+if d.replace('TRUE', 'FALSE') == d2:
+	verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
+if verdict == 'convert' and wanted(p[0].file, k, c):
+	_conv.setdefault(p[0].file, {})[k] = c
+	coccinelle.cfg = cocci.make_ident(c)
+else:
+	cocci.include_match(False)
+
+@depends on patch@
+declarer name DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO;
+declarer name DECLARE_STATIC_KEY_MAYBE;
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO;
+declarer name DECLARE_STATIC_KEY_TRUE;
+declarer f.d2;
+identifier t.k, ok.cfg;
+position t.p, f.p2;
+@@
+(
+- DEFINE_STATIC_KEY_TRUE@p(k);
++ DEFINE_STATIC_KEY_MAYBE(cfg, k);
+|
+- DEFINE_STATIC_KEY_TRUE_RO@p(k);
++ DEFINE_STATIC_KEY_MAYBE_RO(cfg, k);
+|
+- DECLARE_STATIC_KEY_TRUE@p(k);
++ DECLARE_STATIC_KEY_MAYBE(cfg, k);
+|
+- d2@p2(k);
+)
+
+@depends on context@
+declarer t.d;
+declarer f.d2;
+identifier t.k;
+position t.p, f.p2;
+@@
+(
+* d@p(k);
+|
+* d2@p2(k);
+)
+
+@script:python depends on org || report || collect@
+k << t.k;
+d << t.d;
+p << t.p;
+p2 << f.p2;
+cfg << ok.cfg;
+@@
+c = str(cfg)
+m = d.replace('TRUE', 'MAYBE')
+if _mode == 'collect':
+	print('COLLECT\t%s\tPAIR\t%s\t%s\tconvert:%s\t%s\t%s' % (col(p[0]), k, d, c, p2[0].line, is_static(p[0])))
+elif _mode == 'org':
+	coccilib.org.print_todo(p[0], '%s: %s/FALSE chosen by %s; use %s(%s, %s)' % (k, d, c, m, c, k))
+else:
+	emit(p[0], '%s: %s/FALSE chosen by %s; use %s(%s, %s)' % (k, d, c, m, c, k))
+
+// ---- arrays of keys ----
+
+@ta@
+declarer d = {DEFINE_STATIC_KEY_ARRAY_TRUE, DEFINE_STATIC_KEY_ARRAY_TRUE_RO};
+identifier k;
+expression n;
+position p;
+@@
+d@p(k, n);
+
+@fa@
+declarer d2 = {DEFINE_STATIC_KEY_ARRAY_FALSE, DEFINE_STATIC_KEY_ARRAY_FALSE_RO};
+identifier ta.k;
+expression n2;
+position p2;
+@@
+d2@p2(k, n2);
+
+@script:python depends on !patch@
+k << ta.k;
+p << ta.p;
+p2 << fa.p2;
+@@
+verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
+if verdict is not None:
+	msg = '%s: array of keys chosen by %s; not converted, there is no MAYBE form for arrays' % (k, c)
+	if _mode == 'collect':
+		print('COLLECT\t%s\tPAIR\t%s\tARRAY\tarray\t%s\t%s' % (col(p[0]), k, p2[0].line, is_static(p[0])))
+	elif _mode == 'org':
+		coccilib.org.print_todo(p[0], msg)
+	elif _mode == 'report':
+		emit(p[0], msg)
+
+// ---- uses ----
+
+@u depends on !collect@
+identifier k;
+position p;
+@@
+(
+static_branch_unlikely@p(&k)
+|
+static_branch_likely@p(&k)
+)
+
+@script:python uok depends on !collect@
+k << u.k;
+p << u.p;
+cfg;
+key;
+@@
+c = wanted_use(p[0].file, k)
+if c is None:
+	cocci.include_match(False)
+else:
+	coccinelle.cfg = cocci.make_ident(c)
+	coccinelle.key = cocci.make_ident(k)
+
+@depends on patch@
+identifier u.k, uok.cfg;
+position u.p;
+@@
+(
+- static_branch_unlikely@p(&k)
++ static_branch_maybe(cfg, &k)
+|
+- static_branch_likely@p(&k)
++ static_branch_maybe(cfg, &k)
+)
+
+@depends on context@
+identifier uok.key;
+position u.p;
+@@
+(
+* static_branch_unlikely@p(&key)
+|
+* static_branch_likely@p(&key)
+)
+
+@script:python depends on org || report@
+k << u.k;
+p << u.p;
+cfg << uok.cfg;
+@@
+msg = '%s: test of a %s-default key; use static_branch_maybe(%s, &%s)' % (k, cfg, cfg, k)
+if _mode == 'org':
+	coccilib.org.print_todo(p[0], msg)
+else:
+	emit(p[0], msg)

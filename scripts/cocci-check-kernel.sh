@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check-kernel: run the semantic patches over the whole Linux 6.1
+# tree and prove the result.  TAP on stdout; long (two kernel configs).
+#
+#  - the whole-tree report is exactly selftests/coccinelle/linux-6.1.report
+#    and names the same keys as the independent text scan
+#    scripts/cocci-crosscheck.py (no false positive, none missed);
+#  - the patch applies (git apply --check), leaves the MAYBE users of 6.1
+#    alone, and a second run over the converted tree finds nothing;
+#  - with CONFIG_SLUB_DEBUG_ON=y and =n (x86_64 defconfig), the touched
+#    objects build before, after the declaration-only conversion and after
+#    the whole conversion; the declaration-only objects disassemble to
+#    exactly the original code.
+set -u
+: "${srctree:?srctree not set}" "${objtree:?objtree not set}"
+J=${J:-$(nproc)}
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+out=$objtree/cocci/kernel
+src=$out/linux
+# $out may be inside this project's git checkout (O=build): keep git from
+# finding it, so that git apply works on the Linux tree itself.
+export GIT_CEILING_DIRECTORIES=$out
+cc="python3 $srctree/scripts/coccicheck --jobs $J"
+objs="mm/slub.o mm/slab_common.o"
+n=0 failed=0
+plan=$((7 + 2 * 6))
+
+echo "TAP version 13"
+echo "1..$plan"
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -n "${3:-}" ] && [ -s "$3" ] && head -n 60 "$3" | sed 's/^/# /'
+	fi
+}
+note() { echo "# $*"; }
+
+for tool in spatch flex bison bc gcc make; do
+	command -v $tool >/dev/null || { echo "Bail out! $tool missing: scripts/install-deps kernel check"; exit 1; }
+done
+[ -r "$tarball" ] || { echo "Bail out! no $tarball: scripts/install-deps kernel"; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+note "extracting $tarball"
+tar -xJf "$tarball" -C "$out" && mv "$out/linux-source-6.1" "$src"
+
+s=$(date +%s)
+$cc --stats --mode report "$src" >"$out/report" 2>"$out/report.err"
+note "whole-tree report: $(($(date +%s) - s)) s, $(cat "$out/report.err")"
+sed 's/^/#   /' "$out/report"
+grep -v '^#' "$srctree/selftests/coccinelle/linux-6.1.report" |
+	diff -u - "$out/report" >"$out/diff" 2>&1
+ok $? "whole-tree report is selftests/coccinelle/linux-6.1.report" "$out/diff"
+
+python3 "$srctree/scripts/cocci-crosscheck.py" "$src" >"$out/crosscheck"
+sed 's/^/#   crosscheck: /' "$out/crosscheck"
+diff -u <(awk '{print $2}' "$out/crosscheck" | sort -u) \
+	<(sed 's/^[^ ]* \([A-Za-z0-9_]*\):.*/\1/' "$out/report" | sort -u) \
+	>"$out/diff" 2>&1
+ok $? "the report names the same keys as the text scan" "$out/diff"
+
+s=$(date +%s)
+$cc --mode patch "$src" >"$out/full.patch" 2>"$out/patch.err"
+STATIC_KEY_MAYBE_NO_USES=1 $cc --mode patch "$src" >"$out/decl.patch" 2>>"$out/patch.err"
+note "two patch runs: $(($(date +%s) - s)) s"
+sed 's/^/#   /' "$out/full.patch"
+(cd "$src" && git apply --check "$out/full.patch" && git apply --check "$out/decl.patch") \
+	>"$out/diff" 2>&1
+ok $? "the patches apply (git apply --check)" "$out/diff"
+! grep -q 'init_on_alloc\|init_on_free\|randomize_kstack_offset' "$out/full.patch"
+ok $? "the MAYBE users of 6.1 are left alone" "$out/full.patch"
+perl "$src/scripts/checkpatch.pl" --no-tree --no-signoff --quiet \
+	--patch "$out/full.patch" >"$out/checkpatch" 2>&1
+ok $? "the patch passes the kernel's checkpatch.pl" "$out/checkpatch"
+grep -n '^[-+]' "$out/full.patch" | grep -v '^[0-9]*:[-+][-+]' |
+	grep -E '^[0-9]+:\+#|^[0-9]+:\+.*STATIC_KEY_(TRUE|FALSE)' >"$out/diff"
+[ ! -s "$out/diff" ]
+ok $? "no dead #if/#else/#endif or TRUE/FALSE line is added" "$out/diff"
+
+# Kernel builds: original, declaration-only, whole conversion.
+build() {	# build CONFIG_STATE LABEL
+	local o=$out/build-$1
+	if [ ! -f "$o/.config" ]; then
+		mkdir -p "$o"
+		make -s -C "$src" O="$o" defconfig >"$o.log" 2>&1 &&
+		"$src/scripts/config" --file "$o/.config" \
+			"--$( [ "$1" = on ] && printf enable || printf disable)" \
+			SLUB_DEBUG_ON &&
+		make -s -C "$src" O="$o" olddefconfig >>"$o.log" 2>&1 || return 1
+	fi
+	# shellcheck disable=SC2086
+	make -s -C "$src" O="$o" -j"$J" $objs >>"$o.log" 2>&1 || return 1
+	for obj in $objs; do
+		objdump -dr "$o/$obj" | tail -n +3 >"$o/$(basename "$obj").$2.dis"
+	done
+}
+same() {	# same CONFIG_STATE LABEL1 LABEL2
+	local o=$out/build-$1 obj rc=0
+	: >"$out/diff"
+	for obj in $objs; do
+		b=$(basename "$obj")
+		diff -q "$o/$b.$2.dis" "$o/$b.$3.dis" >>"$out/diff" 2>&1 || rc=1
+	done
+	return $rc
+}
+
+for state in on off; do
+	s=$(date +%s)
+	want="# CONFIG_SLUB_DEBUG_ON is not set"
+	[ $state = on ] && want="CONFIG_SLUB_DEBUG_ON=y"
+	build $state orig && grep -qx "$want" "$out/build-$state/.config"
+	ok $? "SLUB_DEBUG_ON=$state: original $objs build ($want)" "$out/build-$state.log"
+	(cd "$src" && git apply "$out/decl.patch") && build $state decl
+	ok $? "SLUB_DEBUG_ON=$state: declaration-only conversion builds" "$out/build-$state.log"
+	same $state orig decl
+	ok $? "SLUB_DEBUG_ON=$state: declaration-only objects disassemble identically" "$out/diff"
+	(cd "$src" && git apply -R "$out/decl.patch" && git apply "$out/full.patch") &&
+		build $state full
+	ok $? "SLUB_DEBUG_ON=$state: whole conversion (uses too) builds" "$out/build-$state.log"
+	if same $state orig full; then
+		note "SLUB_DEBUG_ON=$state: whole conversion: object code identical"
+		[ $state = off ]
+	else
+		note "SLUB_DEBUG_ON=$state: whole conversion: object code differs (branch layout)"
+		sed 's/^/#   /' "$out/diff"
+		[ $state = on ]
+	fi
+	ok $? "SLUB_DEBUG_ON=$state: uses conversion changes code only when the option is on"
+	(cd "$src" && git apply -R "$out/full.patch")
+	ok $? "SLUB_DEBUG_ON=$state: tree restored"
+	note "SLUB_DEBUG_ON=$state: $(($(date +%s) - s)) s"
+done
+
+(cd "$src" && git apply "$out/full.patch")
+$cc --mode patch "$src" >"$out/second.patch" 2>/dev/null
+ok $? "a second run over the converted tree changes nothing" "$out/second.patch"
+
+[ "$n" -eq "$plan" ] || echo "# ran $n checks, planned $plan"
+echo "# check-kernel: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Complete the patches that spatch writes for coccinelle/static_key_maybe.cocci
+# and merge them into one patch that `git apply` (or `patch -p1`) takes.
+#
+# spatch 1.1.1 cannot delete preprocessor lines, so after it has turned
+#
+#	#ifdef CONFIG_X
+#	DEFINE_STATIC_KEY_TRUE(k);
+#	#else
+#	DEFINE_STATIC_KEY_FALSE(k);
+#	#endif
+#
+# into an #ifdef/#else/#endif around a single DEFINE_STATIC_KEY_MAYBE line,
+# this script removes those three directive lines.  It does so only when
+# the innermost conditional around a line that spatch *added* is exactly
+# #if/#else/#endif and holds nothing but that line, blank lines and
+# comments; anything else is left alone and named on stderr.  It also
+# wraps added static_branch_maybe() lines longer than 80 columns the way
+# the kernel does (break after the CONFIG argument, align with the open
+# parenthesis).
+#
+# usage: cocci-finish.py [-C DIR] PATCH...
+#   DIR    the tree the paths in PATCH are relative to (default: .)
+#   PATCH  unified diffs written by spatch ("-" for stdin), applied in order
+# Output: one unified diff with a/ and b/ prefixes on stdout.
+# Exit status: 0 on success, 2 when a patch does not apply.
+import argparse
+import difflib
+import os
+import re
+import sys
+
+DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b')
+MAYBE_DECL = re.compile(r'^\s*(?:static\s+)?(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE'
+			r'(?:_RO)?\(\s*CONFIG_\w+\s*,\s*\w+\s*\);')
+HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
+
+
+def parse_patch(text):
+	"""Yield (path, hunks); a hunk is a list of (tag, line) pairs."""
+	files, cur, hunk = [], None, None
+	lines = text.splitlines(keepends=True)
+	i = 0
+	while i < len(lines):
+		line = lines[i]
+		if line.startswith('--- ') and i + 1 < len(lines) and \
+		   lines[i + 1].startswith('+++ '):
+			path = line[4:].rstrip('\n').split('\t')[0]
+			if path.startswith('./'):
+				path = path[2:]
+			elif path.startswith('a/'):
+				path = path[2:]
+			cur = (path, [])
+			files.append(cur)
+			i += 2
+			continue
+		m = HUNK.match(line)
+		if m and cur is not None:
+			hunk = (int(m.group(1)), [])
+			cur[1].append(hunk)
+		elif hunk is not None and line[:1] in (' ', '-', '+'):
+			hunk[1].append((line[0], line[1:]))
+		elif line.startswith('\\') and hunk is not None and hunk[1]:
+			tag, body = hunk[1][-1]
+			hunk[1][-1] = (tag, body.rstrip('\n'))
+		i += 1
+	return files
+
+
+def apply_hunks(path, lines, added, hunks):
+	"""Apply hunks to lines (a list), keeping `added` (set of ids) current."""
+	offset = 0
+	for start, body in hunks:
+		old = [b for t, b in body if t != '+']
+		pos = start - 1 + offset if start > 0 else 0
+		found = None
+		for delta in range(0, len(lines) + 1):
+			for p in (pos - delta, pos + delta):
+				if 0 <= p <= len(lines) - len(old) and \
+				   [l for _, l in lines[p:p + len(old)]] == old:
+					found = p
+					break
+			if found is not None:
+				break
+		if found is None:
+			sys.exit('cocci-finish: %s: hunk at line %d does not apply' %
+				 (path, start))
+		new, j = [], found
+		for tag, text in body:
+			if tag == ' ':
+				new.append(lines[j])
+				j += 1
+			elif tag == '-':
+				j += 1
+			else:
+				ident = object()
+				added.add(id(ident))
+				new.append((ident, text))
+		lines[found:found + len(old)] = new
+		offset = found + len(new) - (start - 1) - len(old)
+	return lines
+
+
+def is_comment_or_blank(text, state):
+	"""Track /* */ across lines; True when the line holds no code."""
+	s = text.strip()
+	if state[0]:
+		if '*/' not in s:
+			return True
+		state[0] = False
+		s = s[s.index('*/') + 2:].strip()
+	s = re.sub(r'/\*.*?\*/', '', s)
+	if '/*' in s:
+		state[0] = True
+		s = s[:s.index('/*')]
+	s = re.sub(r'//.*', '', s).strip()
+	return not s
+
+
+def innermost_block(texts, idx):
+	stack, best = [], None
+	for i, t in enumerate(texts):
+		m = DIRECTIVE.match(t)
+		if not m:
+			continue
+		d = m.group(1)
+		if d in ('if', 'ifdef', 'ifndef'):
+			stack.append([i])
+		elif d in ('elif', 'else') and stack:
+			stack[-1].append(i)
+		elif d == 'endif' and stack:
+			b = stack.pop() + [i]
+			if b[0] < idx < b[-1] and (best is None or b[0] > best[0]):
+				best = b
+	return best
+
+
+def drop_directives(path, lines, added):
+	"""Remove #if/#else/#endif around added MAYBE declarations."""
+	texts = [t for _, t in lines]
+	drop = set()
+	for i, (ident, text) in enumerate(lines):
+		if id(ident) not in added or not MAYBE_DECL.match(text):
+			continue
+		b = innermost_block(texts, i)
+		ok = b is not None and len(b) == 3 and \
+		     DIRECTIVE.match(texts[b[1]]).group(1) == 'else'
+		if ok:
+			state = [False]
+			for j in range(b[0] + 1, b[2]):
+				if j not in (i, b[1]) and \
+				   not is_comment_or_blank(texts[j], state):
+					ok = False
+		if not ok:
+			print('cocci-finish: %s:%d: #if block around the MAYBE line '
+			      'holds more code; directives left in place' % (path, i + 1),
+			      file=sys.stderr)
+			continue
+		drop.update(b)
+	return [l for i, l in enumerate(lines) if i not in drop]
+
+
+def width(s):
+	return len(s.expandtabs(8))
+
+
+def wrap(text):
+	"""Kernel-style wrap of a long line holding static_branch_maybe(CFG, &k)."""
+	body = text.rstrip('\n')
+	if width(body) <= 80:
+		return text
+	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', body)
+	if not m:
+		return text
+	head = body[:m.start(1) + len(m.group(1)) + 1]
+	rest = body[m.end():]
+	col = width(body[:m.start(1)])
+	indent = '\t' * (col // 8) + ' ' * (col % 8)
+	return head + '\n' + indent + rest + text[len(body):]
+
+
+def unified(path, old, new):
+	out = []
+	for line in difflib.unified_diff(old, new, 'a/' + path, 'b/' + path, n=3):
+		if line.startswith(('---', '+++')):
+			out.append(line.rstrip('\n') + '\n')
+		elif not line.endswith('\n'):
+			out.append(line + '\n\\ No newline at end of file\n')
+		else:
+			out.append(line)
+	if out:
+		out.insert(0, 'diff --git a/%s b/%s\n' % (path, path))
+	return ''.join(out)
+
+
+def finish(tree, patches):
+	"""Return the merged, completed patch for the spatch diffs in patches."""
+	state, order, added = {}, [], set()
+	for text in patches:
+		for path, hunks in parse_patch(text):
+			if path not in state:
+				with open(os.path.join(tree, path)) as f:
+					orig = f.read().splitlines(keepends=True)
+				state[path] = (orig, [(object(), l) for l in orig])
+				order.append(path)
+			orig, cur = state[path]
+			state[path] = (orig, apply_hunks(path, cur, added, hunks))
+	out = []
+	for path in sorted(order):
+		orig, cur = state[path]
+		cur = drop_directives(path, cur, added)
+		new = []
+		for ident, text in cur:
+			if id(ident) in added and 'static_branch_maybe(' in text:
+				text = wrap(text)
+			new.extend(text.splitlines(keepends=True))
+		out.append(unified(path, orig, new))
+	return ''.join(out)
+
+
+def main():
+	ap = argparse.ArgumentParser(description='complete spatch patches')
+	ap.add_argument('-C', dest='tree', default='.')
+	ap.add_argument('patches', nargs='+')
+	args = ap.parse_args()
+	texts = []
+	for p in args.patches:
+		if p == '-':
+			texts.append(sys.stdin.read())
+		else:
+			with open(p) as f:
+				texts.append(f.read())
+	sys.stdout.write(finish(args.tree, texts))
+
+
+if __name__ == '__main__':
+	main()

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Golden tests of coccinelle/*.cocci through scripts/coccicheck: every
+# fixture under fixtures/<case>/in converts to exactly fixtures/<case>/out,
+# reports exactly fixtures/<case>/report, and a second run is a no-op;
+# then the real Linux 6.1 sites, extracted from the Debian tarball.
+# TAP on stdout.  Needs srctree and objtree in the environment.
+set -u
+: "${srctree:?srctree not set}" "${objtree:?objtree not set}"
+J=${J:-$(nproc)}
+here=$srctree/selftests/coccinelle
+fix=$here/fixtures
+cc="python3 $srctree/scripts/coccicheck --jobs $J"
+work=$objtree/cocci/test
+# The work trees may sit inside this project's git checkout (O=build): stop
+# git at them, or "git apply" run there would patch paths relative to the
+# checkout and silently skip everything outside the subdirectory.
+export GIT_CEILING_DIRECTORIES=$work
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+rm -rf "$work"
+mkdir -p "$work"
+
+n=0 failed=0
+cases="init_on spellings crossfile refusals"
+plan=$((5 * 4 + 10))
+echo "TAP version 13"
+echo "1..$plan"
+
+ok() {		# ok STATUS TEXT [FILE-WITH-DIAGNOSTICS]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3"
+	fi
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+for c in $cases; do
+	t=$work/$c
+	cp -r "$fix/$c/in" "$t"
+	$cc --mode report "$t" >"$t.report" 2>"$t.err"
+	rc=$?
+	grep -v '^#' "$fix/$c/report" | diff -u - "$t.report" >"$t.diff" 2>&1
+	ok $? "$c: report matches fixtures/$c/report" "$t.diff"
+	want=1
+	grep -qv '^#' "$fix/$c/report" || want=0
+	[ "$rc" -eq "$want" ]
+	ok $? "$c: report exit status $rc (want $want)" "$t.err"
+
+	$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
+	if [ -s "$t.patch" ]; then
+		(cd "$t" && git apply --check "$t.patch") >"$t.diff" 2>&1
+		ok $? "$c: the patch applies with git apply --check" "$t.diff"
+		(cd "$t" && git apply "$t.patch") >"$t.diff" 2>&1
+	else
+		diff -ruq "$fix/$c/in" "$fix/$c/out" >"$t.diff" 2>&1
+		ok $? "$c: the patch is empty, as nothing is to change" "$t.diff"
+	fi
+	diff -ru "$fix/$c/out" "$t" >"$t.diff" 2>&1
+	ok $? "$c: converts to exactly fixtures/$c/out" "$t.diff"
+	$cc --mode patch "$t" >"$t.patch2" 2>>"$t.err"
+	ok $? "$c: a second run changes nothing" "$t.patch2"
+done
+
+# The other two modes.
+t=$work/modes
+cp -r "$fix/spellings/in" "$t"
+$cc --mode context "$t" >"$t.ctx" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^-DEFINE_STATIC_KEY_TRUE(defined_key);' "$t.ctx"
+ok $? "context mode marks the pair (exit status $rc)" "$t.ctx"
+$cc --mode org "$t" >"$t.org" 2>&1
+[ "$(grep -c '^\* TODO \[\[view:' "$t.org")" -eq 12 ]
+ok $? "org mode prints one TODO per finding" "$t.org"
+
+# Bad input is named.
+$cc --mode report "$work/no-such-dir" >"$t.bad" 2>&1
+[ $? -eq 2 ] && grep -q 'M=.*no-such-dir: no such directory' "$t.bad"
+ok $? "a missing M= directory is an error that names it" "$t.bad"
+$cc --mode bogus "$t" >"$t.bad" 2>&1
+[ $? -eq 2 ] && grep -q 'MODE=bogus' "$t.bad"
+ok $? "an unknown MODE is an error that names it" "$t.bad"
+
+# Kernel drop-in: the scripts run alone, as the kernel's coccicheck runs
+# them, and still convert a pair and its uses in one file.
+t=$work/dropin
+cp -r "$fix/init_on/in" "$t"
+sp=$srctree/coccinelle/static_key_maybe.cocci
+opt=$(grep '^// Options:' "$sp" | cut -d: -f2)
+# shellcheck disable=SC2086
+(cd "$t" && spatch -D report --very-quiet $opt --sp-file "$sp" --dir .) >"$t.out" 2>&1
+sed 's|^\./||' "$t.out" | sort | diff -u <(grep -v '^#' "$fix/init_on/report" | sort) - >"$t.diff" 2>&1
+ok $? "kernel-style spatch run (no driver) reports the same" "$t.diff"
+
+# Header conventions of every script.
+: >"$work/hdr"
+for f in "$srctree"/coccinelle/*.cocci; do
+	head -n 1 "$f" | grep -qx '// SPDX-License-Identifier: GPL-2.0-only' ||
+		echo "$f: first line is not the SPDX line" >>"$work/hdr"
+	for k in '^///' '^// Confidence:' '^// Copyright: (C) 2026 The statickeys authors' \
+		 '^// Options:' '^// Keywords:' '^virtual patch$' '^virtual context$' \
+		 '^virtual org$' '^virtual report$'; do
+		grep -q "$k" "$f" || echo "$f: no '$k'" >>"$work/hdr"
+	done
+done
+[ ! -s "$work/hdr" ]
+ok $? "every .cocci has the kernel header and the four modes" "$work/hdr"
+
+# cocci-finish leaves the directives alone when the block holds more.
+t=$work/finish
+mkdir -p "$t"
+printf '#ifdef CONFIG_Q\nDEFINE_STATIC_KEY_TRUE(q);\nint q_extra;\n#else\nDEFINE_STATIC_KEY_FALSE(q);\n#endif\n' >"$t/q.c"
+printf -- '--- q.c\n+++ q.c\n@@ -1,6 +1,5 @@\n #ifdef CONFIG_Q\n-DEFINE_STATIC_KEY_TRUE(q);\n+DEFINE_STATIC_KEY_MAYBE(CONFIG_Q, q);\n int q_extra;\n #else\n-DEFINE_STATIC_KEY_FALSE(q);\n #endif\n' >"$t/q.patch"
+python3 "$srctree/scripts/cocci-finish.py" -C "$t" "$t/q.patch" >"$t/out.patch" 2>"$t/err"
+grep -q '^ #ifdef CONFIG_Q' "$t/out.patch" && grep -q 'holds more code' "$t/err"
+ok $? "cocci-finish keeps #if lines around more than the key" "$t/out.patch"
+
+# The real sites of Linux 6.1.
+t=$work/linux
+files="mm/slub.c mm/slab.h arch/x86/entry/syscall_x32.c
+	arch/x86/include/asm/syscall.h mm/vmscan.c include/linux/mm.h
+	mm/page_alloc.c init/main.c include/linux/randomize_kstack.h
+	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch"
+if [ ! -r "$tarball" ]; then
+	skip "Linux 6.1 sites report as expected" "no $tarball (scripts/install-deps kernel)"
+	skip "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c" "no tarball"
+	skip "the patches pass the kernel's checkpatch.pl" "no tarball"
+else
+	mkdir -p "$t"
+	# shellcheck disable=SC2086
+	tar -xJf "$tarball" -C "$t" --strip-components=1 \
+		$(for f in $files; do echo "linux-source-6.1/$f"; done)
+	$cc --mode report "$t" >"$t.report" 2>&1
+	grep -v '^#' "$here/linux-6.1.report" | diff -u - "$t.report" >"$t.diff" 2>&1
+	ok $? "Linux 6.1 sites report as expected" "$t.diff"
+	$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
+	(cd "$t" && git apply --check "$t.patch" &&
+	 [ "$(grep '^+++ ' "$t.patch" | tr '\n' ' ')" = "+++ b/mm/slab.h +++ b/mm/slub.c " ] &&
+	 ! grep -q 'init_on_\|randomize_kstack' "$t.patch") >"$t.diff" 2>&1
+	[ $? -eq 0 ] || cat "$t.patch" >>"$t.diff"
+	ok $? "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c only" "$t.diff"
+	: >"$t.cp"
+	for p in "$work"/init_on.patch "$work"/spellings.patch \
+		 "$work"/crossfile.patch "$t.patch"; do
+		perl "$t/scripts/checkpatch.pl" --no-tree --no-signoff --quiet \
+			--patch "$p" >>"$t.cp" 2>&1 || echo "$p: checkpatch failed" >>"$t.cp"
+	done
+	[ ! -s "$t.cp" ]
+	ok $? "the patches pass the kernel's checkpatch.pl" "$t.cp"
+fi
+
+[ "$n" -eq "$plan" ] || echo "# ran $n checks, planned $plan"
+[ "$failed" -eq 0 ]
