@@ -6,9 +6,11 @@
 #ifndef _STATICKEYS_KERNEL_INTERNAL_H
 #define _STATICKEYS_KERNEL_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <linux/jump_label.h>
 
 #define __hidden	__attribute__((visibility("hidden")))
@@ -97,6 +99,26 @@ __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
 __hidden void sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
+
+/*
+ * sk_reserve() - make room for one more element in a growable array: 0, or
+ * -ENOMEM with the array unchanged.  Used by the arch patch queues.
+ */
+static inline int sk_reserve(void **arr, size_t *cap, size_t used,
+			     size_t elem)
+{
+	size_t n = *cap ? 2 * *cap : 64;
+	void *p;
+
+	if (used < *cap)
+		return 0;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
 
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);

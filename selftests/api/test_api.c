@@ -8,6 +8,7 @@
 #include <linux/static_key.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
+#include "site.h"
 
 /* A program's own Kconfig symbols, as autoconf.h would define them. */
 #define CONFIG_SK_TEST_ON 1
@@ -29,12 +30,6 @@ DEFINE_STATIC_KEY_ARRAY_FALSE(arr_f, 4);
 static DEFINE_STATIC_KEY_FALSE(static_kf);
 struct static_key old_key = STATIC_KEY_INIT;
 struct static_key counted = STATIC_KEY_INIT_FALSE;
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		return (expr) ? 1 : 0;				\
-	}
 
 SITE(kt_likely, static_branch_likely(&kt))
 SITE(kf_unlikely, static_branch_unlikely(&kf))

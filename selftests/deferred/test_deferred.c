@@ -13,6 +13,7 @@
 #include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
+#include "site.h"
 
 #define LONG_TIMEOUT	(60 * HZ)	/* never expires during the test */
 #define SHORT_TIMEOUT	(HZ / 20)	/* 50 ms */
@@ -21,14 +22,6 @@
 DEFINE_STATIC_KEY_DEFERRED_FALSE(dkf, LONG_TIMEOUT);
 DEFINE_STATIC_KEY_DEFERRED_TRUE(dkt, LONG_TIMEOUT);
 struct static_key_deferred dk_old = { .key = STATIC_KEY_INIT_FALSE };
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		if (expr)					\
-			return 1;				\
-		return 0;					\
-	}
 
 SITE(s_dkf, static_branch_unlikely(&dkf.key))
 SITE(s_dkt, static_branch_likely(&dkt.key))

@@ -19,6 +19,7 @@
 #include <statickeys/statickeys.h>
 #include "../ro/capture.h"
 #include "tap.h"
+#include "site.h"
 
 DEFINE_STATIC_KEY_FALSE(rf_key);	/* three sites, one gets corrupted */
 DEFINE_STATIC_KEY_FALSE(nm_key);	/* changed where nothing can write */
@@ -26,14 +27,6 @@ DEFINE_STATIC_KEY_FALSE(dec_key);	/* decremented below zero */
 DEFINE_STATIC_KEY_TRUE(dec_true_key);
 DEFINE_STATIC_KEY_FALSE(en_key);	/* enabled twice */
 DEFINE_STATIC_KEY_FALSE(warm_key);	/* the parent's first change */
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		if (expr)					\
-			return 1;				\
-		return 0;					\
-	}
 
 SITE(rf_a, static_branch_unlikely(&rf_key))
 SITE(rf_b, static_branch_likely(&rf_key))

@@ -10,6 +10,7 @@
 #include <statickeys/statickeys.h>
 #include "capture.h"
 #include "tap.h"
+#include "site.h"
 
 #define CONFIG_RO_TEST_ON	1
 /* CONFIG_RO_TEST_OFF is not defined: IS_ENABLED() gives 0. */
@@ -19,14 +20,6 @@ DEFINE_STATIC_KEY_FALSE_RO(ro_false);
 DEFINE_STATIC_KEY_MAYBE_RO(CONFIG_RO_TEST_ON, ro_maybe_on);
 DEFINE_STATIC_KEY_MAYBE_RO(CONFIG_RO_TEST_OFF, ro_maybe_off);
 DEFINE_STATIC_KEY_FALSE(rw_key);	/* the control: an ordinary key */
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		if (expr)					\
-			return 1;				\
-		return 0;					\
-	}
 
 SITE(s_true, static_branch_likely(&ro_true))
 SITE(s_false, static_branch_unlikely(&ro_false))

@@ -10,6 +10,7 @@
 #include <statickeys/statickeys.h>
 #include "capture.h"
 #include "tap.h"
+#include "site.h"
 
 #ifndef STATICKEYS_MANUAL_SEAL
 #error "build this test with -DSTATICKEYS_MANUAL_SEAL"
@@ -20,14 +21,6 @@
 DEFINE_STATIC_KEY_TRUE_RO(ro_true);
 DEFINE_STATIC_KEY_FALSE_RO(ro_false);
 DEFINE_STATIC_KEY_MAYBE_RO(CONFIG_RO_MANUAL_ON, ro_maybe);
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		if (expr)					\
-			return 1;				\
-		return 0;					\
-	}
 
 SITE(s_true, static_branch_likely(&ro_true))
 SITE(s_false, static_branch_unlikely(&ro_false))

@@ -15,6 +15,7 @@
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
+#include "site.h"
 
 #define NR_READERS	4
 #define NR_TOGGLES	2000
@@ -28,14 +29,6 @@ struct static_key k_old_false = STATIC_KEY_INIT_FALSE;
 struct static_key k_old_true = STATIC_KEY_INIT_TRUE;
 DEFINE_STATIC_KEY_FALSE(k_count);	/* inc/dec from many threads */
 DEFINE_STATIC_KEY_FALSE(k_first);	/* the first change: picks the method */
-
-#define SITE(name, expr)					\
-	static __attribute__((noinline)) int name(void)		\
-	{							\
-		if (expr)					\
-			return 1;				\
-		return 0;					\
-	}
 
 SITE(s_false_unlikely, static_branch_unlikely(&k_false))
 SITE(s_false_likely, static_branch_likely(&k_false))

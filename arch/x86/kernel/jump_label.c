@@ -91,15 +91,8 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 		return -EILSEQ;
 	if (now == type)
 		return 0;
-	if (nr_queued == queue_cap) {
-		size_t cap = queue_cap ? 2 * queue_cap : 64;
-		struct x86_site *q = realloc(queue, cap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		queue = q;
-		queue_cap = cap;
-	}
+	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
+		return -ENOMEM;
 	s = &queue[nr_queued++];
 	s->addr = jump_entry_code(entry);
 	s->target = jump_entry_target(entry);
