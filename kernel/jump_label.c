@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -37,6 +38,8 @@ struct sk_object {
 	char *ro_page_start, *ro_page_end;
 	unsigned int flags;
 	bool sealed;
+	void **copies;		/* read-only keys the program uses a copy of */
+	size_t nr_copies;
 	int nsegs;
 	struct sk_segment segs[MAX_SEGMENTS];
 	char name[256];
@@ -275,10 +278,17 @@ static struct sk_object *key_sealed(const struct static_key *key)
 {
 	const char *p = (const char *)key;
 	struct sk_object *o;
+	size_t i;
 
-	for (o = objects; o; o = o->next)
-		if (o->sealed && p >= o->ro_start && p < o->ro_stop)
+	for (o = objects; o; o = o->next) {
+		if (!o->sealed)
+			continue;
+		if (p >= o->ro_start && p < o->ro_stop)
 			return o;
+		for (i = 0; i < o->nr_copies; i++)
+			if (o->copies[i] == (void *)key)
+				return o;
+	}
 	return NULL;
 }
 
@@ -686,6 +696,38 @@ static const void *object_identity(const struct statickeys_object *d)
 	return d->ro_start;
 }
 
+/*
+ * A read-only key that the program reaches through a copy: an x86-64 PIE
+ * gets a copy relocation for an extern variable of a shared object, and
+ * then every object uses the copy, which lives in the program's ordinary
+ * data.  Find such keys by name, say so, and refuse changes to the copy
+ * too; only its write protection is lost.  Called locked.
+ */
+static void seal_copies(struct sk_object *o)
+{
+	char *p;
+
+	for (p = o->ro_start; p + sizeof(struct static_key) <= o->ro_stop;
+	     p += sizeof(long)) {
+		Dl_info info;
+		void *used, **v;
+
+		if (!dladdr(p, &info) || !info.dli_sname ||
+		    info.dli_saddr != (void *)p)
+			continue;
+		used = dlsym(RTLD_DEFAULT, info.dli_sname);
+		if (!used || used == (void *)p)
+			continue;
+		v = realloc(o->copies, (o->nr_copies + 1) * sizeof(*v));
+		if (!v)
+			continue;
+		o->copies = v;
+		o->copies[o->nr_copies++] = used;
+		sk_warn("read-only key %s of %s is used through a copy at %p (a copy relocation): changes to it are refused, but it cannot be write-protected; declare it weak, or build the program with -fPIC",
+			info.dli_sname, o->name, used);
+	}
+}
+
 /* Make the object's read-only keys read-only.  Called locked. */
 static void seal_object(struct sk_object *o)
 {
@@ -698,6 +740,7 @@ static void seal_object(struct sk_object *o)
 	o->sealed = true;
 	if (o->ro_start == o->ro_stop)
 		return;
+	seal_copies(o);
 	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
 	    e < (uintptr_t)o->ro_stop) {
 		sk_warn("%s: read-only keys are refused changes but not write-protected: link it with statickeys-ro.ld (pkg-config --libs statickeys)",
@@ -793,6 +836,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 		return;
 	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);
+	free(o->copies);
 	free(o);
 }
 

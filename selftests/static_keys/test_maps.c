@@ -59,7 +59,7 @@ static int any_wx(const char *maps)
 }
 
 /* Exit status: 0 ok, 2 maps changed, 3 W+X mapping, 4 did not flip, 5 skip. */
-static int child(void *arg)
+static __attribute__((unused)) int child(void *arg)
 {
 	char *before, *after;
 	int i, flips = 1;
