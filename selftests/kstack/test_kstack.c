@@ -18,6 +18,7 @@
 #include <statickeys/statickeys.h>
 
 #include "tap.h"
+#include "probe.h"
 
 #define NR_ENTRIES	10000
 #define NR_OFFSETS	(1U << CONFIG_RANDOMIZE_KSTACK_OFFSET_BITS)
@@ -95,50 +96,6 @@ static int probe(const char *how)
 	return 0;
 }
 #endif
-
-/* Run ourselves as "--probe @how" with @cmdline (NULL: unset). */
-static int run_probe(const char *self, const char *how, const char *cmdline,
-		     char *out, size_t outsz, char *err, size_t errsz)
-{
-	const char *runner = getenv("RUNNER");
-	int po[2], pe[2], status;
-	char cmd[4096];
-	size_t n;
-	ssize_t r;
-	pid_t pid;
-
-	if (pipe(po) || pipe(pe))
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		if (cmdline)
-			setenv(STATICKEYS_CMDLINE_ENV, cmdline, 1);
-		if (runner && *runner) {
-			snprintf(cmd, sizeof(cmd), "exec %s '%s' --probe %s",
-				 runner, self, how);
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		}
-		execl(self, self, "--probe", how, (char *)NULL);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	for (n = 0; n < outsz - 1 &&
-	     (r = read(po[0], out + n, outsz - 1 - n)) > 0; n += r)
-		;
-	out[n] = '\0';
-	for (n = 0; n < errsz - 1 &&
-	     (r = read(pe[0], err + n, errsz - 1 - n)) > 0; n += r)
-		;
-	err[n] = '\0';
-	close(po[0]);
-	close(pe[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 struct figures {
 	char path[16];

@@ -13,6 +13,7 @@
 #include <statickeys/cmdline.h>
 
 #include "tap.h"
+#include "probe.h"
 
 DEFINE_STATIC_KEY_FALSE(foo_key);
 DEFINE_STATIC_KEY_TRUE(bar_key);
@@ -65,59 +66,6 @@ static int probe(void)
 	return 0;
 }
 
-/*
- * Under an emulator (make exports RUNNER, e.g. qemu-aarch64 -L ...) the
- * host cannot exec a foreign binary: go through the runner again.
- */
-static void exec_probe(const char *self)
-{
-	const char *runner = getenv("RUNNER");
-	char cmd[4096];
-
-	if (runner && *runner) {
-		snprintf(cmd, sizeof(cmd), "exec %s '%s' --probe", runner,
-			 self);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	}
-	execl(self, self, "--probe", (char *)NULL);
-}
-
-/* Run ourselves with the command line; stdout and stderr come back. */
-static int run_probe(const char *self, char *out, size_t outsz,
-		     char *err, size_t errsz)
-{
-	int po[2], pe[2], status;
-	pid_t pid;
-	ssize_t r;
-	size_t n;
-
-	if (pipe(po) || pipe(pe))
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		setenv(STATICKEYS_CMDLINE_ENV, probe_line, 1);
-		exec_probe(self);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	for (n = 0; n < outsz - 1 && (r = read(po[0], out + n,
-					       outsz - 1 - n)) > 0; n += r)
-		;
-	out[n] = '\0';
-	for (n = 0; n < errsz - 1 && (r = read(pe[0], err + n,
-					       errsz - 1 - n)) > 0; n += r)
-		;
-	err[n] = '\0';
-	close(po[0]);
-	close(pe[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 int main(int argc, char **argv)
 {
 	char out[4096], err[4096];
@@ -131,7 +79,8 @@ int main(int argc, char **argv)
 	tap_ok(!static_key_enabled(&foo_key) && static_key_enabled(&bar_key) &&
 	       !static_key_enabled(&ro_key),
 	       "no command line: the defaults");
-	ret = run_probe(argv[0], out, sizeof(out), err, sizeof(err));
+	ret = run_probe(argv[0], NULL, probe_line, out, sizeof(out), err,
+			sizeof(err));
 	tap_ok(ret == 0, "probe ran (status %d)", ret);
 	tap_ok(strstr(out, "boot foo=1/1 bar=0/0 ") != NULL,
 	       "foo=on enables, bar=off disables, branches agree");
