@@ -90,11 +90,13 @@ __hidden void arch_jump_label_describe(const struct jump_entry *entry,
 /*
  * Text poking (kernel/text_poke.c): how bytes reach executable memory.
  * sk_text_poke_begin() prepares every page a batch touches (nothing is
- * written if it fails), sk_text_poke() writes, sk_text_poke_end() restores
+ * written if it fails); the batch is @n records @stride bytes apart, each
+ * starting with the uintptr_t address of a site of @len bytes; sk_text_poke() writes, sk_text_poke_end() restores
  * every mapping exactly as it was.  sk_sync_core() makes every thread of the
  * process execute a core-serializing instruction before it returns.
  */
-__hidden int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len);
+__hidden int sk_text_poke_begin(const void *sites, size_t n, size_t stride,
+			       size_t len);
 __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
 __hidden void sk_sync_core(void);

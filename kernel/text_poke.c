@@ -181,7 +181,8 @@ static int open_segment(uintptr_t addr, size_t cap)
 }
 
 /* Make every segment that a site of the batch lies in writable. */
-static int open_segments_for(const uintptr_t *addrs, size_t n, size_t len)
+static int open_segments_for(const void *sites, size_t n, size_t stride,
+			     size_t len)
 {
 	size_t i, cap = 2 * n;
 	int err = 0;
@@ -190,9 +191,12 @@ static int open_segments_for(const uintptr_t *addrs, size_t n, size_t len)
 	if (!open_segs)
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
-		err = open_segment(addrs[i], cap);
+		uintptr_t addr = *(const uintptr_t *)((const char *)sites +
+						      i * stride);
+
+		err = open_segment(addr, cap);
 		if (!err)
-			err = open_segment(addrs[i] + len - 1, cap);
+			err = open_segment(addr + len - 1, cap);
 	}
 	if (err)
 		restore_segments();
@@ -204,7 +208,7 @@ static int open_segments_for(const uintptr_t *addrs, size_t n, size_t len)
  * working (a seccomp filter, a no-W^X policy, a non-dumpable process): say
  * why, and refuse the change with EACCES, as when no method worked at all.
  */
-int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
+int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 {
 	int err;
 
@@ -213,7 +217,7 @@ int sk_text_poke_begin(const uintptr_t *addrs, size_t n, size_t len)
 		err = open_mem();
 		break;
 	case POKE_MPROTECT:
-		err = open_segments_for(addrs, n, len);
+		err = open_segments_for(sites, n, stride, len);
 		break;
 	default:
 		return -EACCES;

@@ -22,7 +22,7 @@ void __builtin___clear_cache(char *begin, char *end);
 #define AARCH64_B_RANGE		(128UL << 20)	/* +-128 MiB */
 
 struct arm64_site {
-	uintptr_t addr;
+	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
 	uint32_t insn;
 };
 
@@ -107,21 +107,13 @@ void arch_jump_label_transform_discard(void)
  */
 int arch_jump_label_transform_apply(void)
 {
-	uintptr_t *addrs;
 	size_t i;
 	int err;
 
 	if (!nr_queued)
 		return 0;
-	addrs = malloc(nr_queued * sizeof(*addrs));
-	if (!addrs) {
-		nr_queued = 0;
-		return -ENOMEM;
-	}
-	for (i = 0; i < nr_queued; i++)
-		addrs[i] = queue[i].addr;
-	err = sk_text_poke_begin(addrs, nr_queued, JUMP_LABEL_NOP_SIZE);
-	free(addrs);
+	err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
+					 JUMP_LABEL_NOP_SIZE);
 	if (err) {
 		nr_queued = 0;
 		return err;

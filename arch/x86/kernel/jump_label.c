@@ -20,7 +20,7 @@
 static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
 
 struct x86_site {
-	uintptr_t addr;
+	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
 	uintptr_t target;
 	uint8_t insn[JUMP_LABEL_NOP_SIZE];	/* what the site will hold */
 	bool jump;
@@ -247,24 +247,15 @@ static int poke_all(size_t off, size_t len, const uint8_t *forced)
 int arch_jump_label_transform_apply(void)
 {
 	static const uint8_t int3 = INT3;
-	uintptr_t *addrs;
-	size_t i;
 	int err;
 
 	if (!nr_queued)
 		return 0;
 	qsort(queue, nr_queued, sizeof(*queue), cmp_site);
-	addrs = malloc(nr_queued * sizeof(*addrs));
-	if (!addrs) {
-		nr_queued = 0;
-		return -ENOMEM;
-	}
-	for (i = 0; i < nr_queued; i++)
-		addrs[i] = queue[i].addr;
 	err = install_trap_handler();
 	if (!err)
-		err = sk_text_poke_begin(addrs, nr_queued, JUMP_LABEL_NOP_SIZE);
-	free(addrs);
+		err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
+					 JUMP_LABEL_NOP_SIZE);
 	if (err) {
 		nr_queued = 0;
 		return err;
