@@ -288,6 +288,5 @@ help:
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
 	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
 
--include $(srctree)/scripts/Makefile.coccicheck
--include $(srctree)/scripts/Makefile.fuzz
--include $(wildcard $(srctree)/scripts/Makefile.bench $(srctree)/scripts/Makefile.run)
+# Each scripts/Makefile.<topic> adds the targets of one topic.
+-include $(sort $(wildcard $(srctree)/scripts/Makefile.*))
