@@ -168,6 +168,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
+		-Wl,-z,now -Wl,-z,relro \
 		$(LDFLAGS_RO) -o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)

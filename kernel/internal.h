@@ -43,8 +43,9 @@ static inline uintptr_t jump_entry_target(const struct jump_entry *e)
 
 /*
  * Bit 1 of an entry's key marks a site the library refused at registration
- * (outside the object's text, or holding neither instruction): it is never
- * written.  Keys are at least 8-byte aligned, so bits 0-2 are free.
+ * because it lies outside the object's code: it is never written, and its
+ * key refuses every change.  Keys are at least 8-byte aligned, so bits 0-2
+ * are free.
  */
 #define JUMP_ENTRY_DEAD		2UL
 #define JUMP_ENTRY_FLAGS	(JUMP_ENTRY_BRANCH | JUMP_ENTRY_DEAD)
@@ -71,12 +72,19 @@ static inline bool jump_entry_is_branch(const struct jump_entry *e)
  * serializing steps, or discards it having written nothing.
  *
  * arch_jump_label_transform_queue() - 0 when queued or already in @type;
- *	-EILSEQ when the site holds neither expected instruction.
- * arch_jump_label_transform_apply() - write the queue; 0, or -errno with
- *	nothing written.  The queue is empty afterwards either way.
+ *	-EILSEQ when the site holds neither expected instruction, -EBUSY when
+ *	it holds a breakpoint over one of them.
+ * arch_jump_label_transform_apply() - write the queue and check the result.
+ *	0 when every site holds its new instruction; otherwise every site
+ *	touched is brought back to its old instruction and the error is
+ *	returned: -EIO (a write failed or did not land), -EACCES (code cannot
+ *	be written or the threads cannot be serialized here), -ENOMEM.  If even
+ *	that fails, the sites are emulated for the rest of the process.  The
+ *	queue is empty afterwards either way.
  * arch_jump_label_transform_discard() - drop the queue unwritten.
- * arch_jump_label_decode() - the state a site is in now, or -EILSEQ.
+ * arch_jump_label_decode() - the state a site is in now, or -EILSEQ/-EBUSY.
  * arch_jump_label_describe() - print a site's bytes for a diagnostic.
+ * arch_jump_label_fork_child() - reset per-process state in a fork() child.
  */
 __hidden int arch_jump_label_transform_queue(struct jump_entry *entry,
 					     enum jump_label_type type);
@@ -86,6 +94,7 @@ __hidden int arch_jump_label_decode(const struct jump_entry *entry,
 				    enum jump_label_type *type);
 __hidden void arch_jump_label_describe(const struct jump_entry *entry,
 				       char *buf, size_t len);
+__hidden void arch_jump_label_fork_child(void);
 
 /*
  * Text poking (kernel/text_poke.c): how bytes reach executable memory.
@@ -93,13 +102,14 @@ __hidden void arch_jump_label_describe(const struct jump_entry *entry,
  * written if it fails); the batch is @n records @stride bytes apart, each
  * starting with the uintptr_t address of a site of @len bytes; sk_text_poke() writes, sk_text_poke_end() restores
  * every mapping exactly as it was.  sk_sync_core() makes every thread of the
- * process execute a core-serializing instruction before it returns.
+ * process execute a core-serializing instruction before it returns: 0, or
+ * -EACCES when no way to do so works here (nothing is counted then).
  */
 __hidden int sk_text_poke_begin(const void *sites, size_t n, size_t stride,
 			       size_t len);
 __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
-__hidden void sk_sync_core(void);
+__hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
 
 /*
@@ -130,7 +140,24 @@ __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
 __hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_sync(void);
 
-/* Boot parameters (kernel/params.c), called unlocked at registration. */
+/*
+ * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
+ * runs now every delayed decrement whose work lies in [@start, @end) and
+ * waits for one in progress there: an object about to be unmapped.  Called
+ * with no library lock held.  The fork hooks take and release the work lock.
+ */
+__hidden void sk_deferred_flush_range(uintptr_t start, uintptr_t end);
+__hidden void sk_deferred_fork_prepare(void);
+__hidden void sk_deferred_fork_parent(void);
+__hidden void sk_deferred_fork_child(void);
+
+/*
+ * Boot parameters (kernel/params.c), called unlocked at registration.  The
+ * fork hooks take the parameter locks first, in the lock order.
+ */
+__hidden void __sk_params_fork_prepare(void);
+__hidden void __sk_params_fork_parent(void);
+__hidden void __sk_params_fork_child(void);
 struct obs_kernel_param;
 __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const struct obs_kernel_param *stop,
@@ -142,6 +169,29 @@ __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start
  * prints it the first time a call site is reached only.
  */
 __hidden void sk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * sk_warn_key() - a message naming @key where SK_KEYNAME stands in @fmt.  The
+ * name comes from the loader (dladdr), which must not be called with a
+ * library lock held: under jump_label_mutex the message is kept and printed
+ * by jump_label_unlock().
+ */
+#define SK_KEYNAME	"\001"
+__hidden void sk_warn_key(const void *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Test hooks, NULL in programs: only tests linked with the static library
+ * can reach these hidden symbols.  sk_test_step_hook(step) runs after each
+ * serializing step of a batch (1..3 on x86, 1 on arm64), with the lock
+ * held.  sk_test_poke_hook() runs before each write; a non-zero return
+ * fails that write with that -errno, writing nothing.
+ */
+extern __hidden void (*sk_test_step_hook)(int step);
+extern __hidden int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes,
+					 size_t len);
+/* Traps of half-written sites that the x86 handler emulated. */
+extern __hidden unsigned long sk_trap_emulations;
 
 #define SK_WARN_ONCE(cond, ...) ({					\
 	static bool __sk_warned;					\

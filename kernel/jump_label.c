@@ -46,10 +46,24 @@ struct sk_object {
 };
 
 /*
- * Locking: jump_label_mutex serialises every change of a key's state with the
+ * Locking.  jump_label_mutex serialises every change of a key's state with the
  * code patching that goes with it, and every change of the object list.  The
  * fast paths never take it.  @lock_owner lets the _cpuslocked variants check
  * that their caller holds it.
+ *
+ * Lock order, outermost first (Documentation/static-keys.rst, "Rules for
+ * programs"):
+ *
+ *   glibc's loader lock      held around constructors and destructors
+ *   the parameter locks      kernel/params.c
+ *   jump_label_mutex         this file
+ *   the deferred-work lock   kernel/jump_label_ratelimit.c
+ *
+ * Nothing is ever called into the loader (dladdr, dlsym, dlopen,
+ * dl_iterate_phdr) with one of the library's locks held: messages that name
+ * a key are kept per thread and printed by jump_label_unlock(), after the
+ * mutex is released.  The library is linked with -z now, so that no lazy
+ * symbol binding happens under a lock either.
  */
 static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lock_owner;
@@ -61,6 +75,8 @@ static __thread int last_error;
 
 SK_EXPORT bool static_key_initialized = true;
 
+void (*sk_test_step_hook)(int step);
+
 void sk_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -70,6 +86,79 @@ void sk_warn(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "statickeys: %s\n", buf);
+}
+
+/*
+ * Messages that name a key, held until the lock is dropped.  The text has
+ * SK_KEYNAME where the name goes; a full buffer prints the address instead.
+ */
+#define NR_HELD_WARNINGS	4
+
+struct held_warning {
+	const void *key;
+	char text[448];
+};
+
+static __thread struct held_warning held[NR_HELD_WARNINGS];
+static __thread unsigned int nr_held;
+
+static bool jump_label_lock_is_mine(void);
+
+static void key_name(const void *key, char *buf, size_t len)
+{
+	Dl_info info;
+
+	if (dladdr(key, &info) && info.dli_sname && info.dli_saddr == key)
+		snprintf(buf, len, "%s (%s)", info.dli_sname,
+			 info.dli_fname ? info.dli_fname : "?");
+	else
+		snprintf(buf, len, "%p", key);
+}
+
+static void print_with_name(const void *key, const char *text)
+{
+	const char *mark = strstr(text, SK_KEYNAME);
+	char name[320];
+
+	if (!mark) {
+		sk_warn("%s", text);
+		return;
+	}
+	key_name(key, name, sizeof(name));
+	sk_warn("%.*s%s%s", (int)(mark - text), text, name,
+		mark + strlen(SK_KEYNAME));
+}
+
+void sk_warn_key(const void *key, const char *fmt, ...)
+{
+	struct held_warning *h;
+	char text[sizeof(held[0].text)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!jump_label_lock_is_mine()) {
+		/* Callers without the mutex hold no other library lock. */
+		print_with_name(key, text);
+		return;
+	}
+	if (nr_held == NR_HELD_WARNINGS) {
+		sk_warn("%s (key %p)", text, key);
+		return;
+	}
+	h = &held[nr_held++];
+	h->key = key;
+	memcpy(h->text, text, sizeof(text));
+}
+
+static void print_held_warnings(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_held; i++)
+		print_with_name(held[i].key, held[i].text);
+	nr_held = 0;
 }
 
 /**
@@ -83,12 +172,15 @@ SK_EXPORT void jump_label_lock(void)
 }
 
 /**
- * jump_label_unlock() - release the lock taken by jump_label_lock().
+ * jump_label_unlock() - release the lock taken by jump_label_lock(), then
+ * print the messages held while it was taken.
  */
 SK_EXPORT void jump_label_unlock(void)
 {
 	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&jump_label_mutex);
+	if (nr_held)
+		print_held_warnings();
 }
 
 static bool jump_label_lock_is_mine(void)
@@ -105,30 +197,55 @@ static void lockdep_assert_held(const char *fn)
 
 /*
  * fork() while another thread is patching would give the child a lock
- * nobody will release and half-written sites: hold the lock across fork()
- * (unless the forking thread holds it already: then it is consistent).
+ * nobody will release and half-written sites: every library lock is held
+ * across fork(), taken in the lock order by this one handler (separate
+ * pthread_atfork() registrations would run in an order set by constructor
+ * order, not by the lock order).  A thread that forks while holding
+ * jump_label_mutex itself keeps it: its state is consistent.
  */
 static bool fork_took_lock;
 
 static void fork_prepare(void)
 {
-	if (jump_label_lock_is_mine())
-		return;
-	jump_label_lock();
-	fork_took_lock = true;
+	__sk_params_fork_prepare();
+	if (!jump_label_lock_is_mine()) {
+		jump_label_lock();
+		fork_took_lock = true;
+	}
+	sk_deferred_fork_prepare();
 }
 
-static void fork_done(void)
+static void fork_release(bool child)
 {
-	if (!fork_took_lock)
-		return;
-	fork_took_lock = false;
-	jump_label_unlock();
+	if (child) {
+		sk_deferred_fork_child();
+		arch_jump_label_fork_child();
+	} else {
+		sk_deferred_fork_parent();
+	}
+	if (fork_took_lock) {
+		fork_took_lock = false;
+		jump_label_unlock();
+	}
+	if (child)
+		__sk_params_fork_child();
+	else
+		__sk_params_fork_parent();
+}
+
+static void fork_parent(void)
+{
+	fork_release(false);
+}
+
+static void fork_child(void)
+{
+	fork_release(true);
 }
 
 static void __attribute__((constructor(101))) jump_label_setup(void)
 {
-	pthread_atfork(fork_prepare, fork_done, fork_done);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /**
@@ -139,9 +256,26 @@ SK_EXPORT void jump_label_init(void)
 {
 }
 
+/*
+ * The reasons statickeys_last_error() may give, and nothing else: an error
+ * from below that is not one of them is a bug, said once, and reported as
+ * EIO.
+ */
+static int public_error(int err)
+{
+	switch (err) {
+	case 0: case EPERM: case EILSEQ: case ERANGE: case EACCES:
+	case ENOMEM: case EIO:
+		return err;
+	}
+	SK_WARN_ONCE(1, "internal error %d (%s) reported as EIO", err,
+		     strerror(err));
+	return EIO;
+}
+
 static void set_error(int err)
 {
-	last_error = err;
+	last_error = public_error(err);
 	if (err)
 		__atomic_fetch_add(&stats.refused, 1, __ATOMIC_RELAXED);
 }
@@ -174,19 +308,6 @@ SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 		s->sites += o->stop - o->start;
 	}
 	jump_label_unlock();
-}
-
-/* Key naming for diagnostics: the symbol if the loader knows it. */
-static void key_name(const struct static_key *key, char *buf, size_t len)
-{
-	Dl_info info;
-
-	if (dladdr(key, &info) && info.dli_sname &&
-	    info.dli_saddr == (void *)key)
-		snprintf(buf, len, "%s (%s)", info.dli_sname,
-			 info.dli_fname ? info.dli_fname : "?");
-	else
-		snprintf(buf, len, "%p", (const void *)key);
 }
 
 enum jump_label_type jump_label_init_type(struct jump_entry *entry)
@@ -225,20 +346,28 @@ static struct jump_entry *first_entry(struct sk_object *o,
 	return lo < o->stop && jump_entry_key(lo) == key ? lo : NULL;
 }
 
-static void report_mismatch(const struct jump_entry *e)
+static void report_site(const struct jump_entry *e, int err)
 {
-	char kname[320], bytes[64];
+	char bytes[64];
 
-	key_name(jump_entry_key(e), kname, sizeof(kname));
 	arch_jump_label_describe(e, bytes, sizeof(bytes));
-	sk_warn("site %p of key %s holds %s, not the expected instruction: nothing written, key unchanged",
-		(void *)jump_entry_code(e), kname, bytes);
+	if (jump_entry_is_dead(e))
+		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+			    (void *)jump_entry_code(e));
+	else if (err == -EBUSY)
+		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " holds a breakpoint over its instruction (%s): nothing written, key unchanged; retried at the next change",
+			    (void *)jump_entry_code(e), bytes);
+	else
+		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " holds %s, not the expected instruction: nothing written, key unchanged",
+			    (void *)jump_entry_code(e), bytes);
 }
 
 /*
  * Queue every site of @key in every object for @count and write them in one
- * batch.  Returns the number of sites, or -errno with nothing written.
- * Called locked.
+ * batch.  Returns the number of sites, or -errno with nothing changed: every
+ * site of the key is checked before anything is written, and a site that
+ * cannot be brought to the new state (dead, or holding something else, a
+ * debugger's breakpoint included) refuses the whole change.  Called locked.
  */
 int sk_jump_label_update(struct static_key *key, int count)
 {
@@ -249,17 +378,16 @@ int sk_jump_label_update(struct static_key *key, int count)
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
-			if (jump_entry_is_dead(e))
-				continue;
 			/* The write method is chosen when first needed. */
 			if (!queued && (err = sk_text_poke_ready()))
 				return err;
-			err = arch_jump_label_transform_queue(e,
+			err = jump_entry_is_dead(e) ? -EILSEQ :
+			      arch_jump_label_transform_queue(e,
 						entry_type(e, count));
 			if (err) {
-				report_mismatch(e);
+				report_site(e, err);
 				arch_jump_label_transform_discard();
-				return err;
+				return err == -EBUSY ? -EILSEQ : err;
 			}
 			queued++;
 		}
@@ -295,49 +423,60 @@ static struct sk_object *key_sealed(const struct static_key *key)
 static bool refuse_sealed(struct static_key *key)
 {
 	struct sk_object *o = key_sealed(key);
-	char kname[320];
 
 	if (!o)
 		return false;
-	key_name(key, kname, sizeof(kname));
-	sk_warn("key %s of %s is read-only after init: change refused",
-		kname, o->name);
+	sk_warn_key(key, "key " SK_KEYNAME " of %s is read-only after init: change refused",
+		    o->name);
 	set_error(EPERM);
 	return true;
 }
 
 /*
- * Set the count of a key under the lock, patching when it crosses zero.
- * On failure the count is left as it was.
+ * How a count changes.  Every change is one atomic read-modify-write, so
+ * that the lock-free paths (static_key_fast_inc_not_disabled() and the
+ * deferred decrement, which move a count only between non-zero values)
+ * never lose an update to the slow paths.  Only a holder of
+ * jump_label_mutex moves a count to or from 0, and the code follows:
+ *
+ *   from  to   how (under the mutex)
+ *   0     1    store -1 ("being enabled": the fast paths refuse it), write
+ *              the sites, then store 1 with release; on failure store 0
+ *   1     0    compare-and-swap 1 -> 0 (a racing fast increment makes it
+ *              fail: then it is an ordinary decrement), write the sites;
+ *              on failure store 1 back (nobody else moves a count from 0)
+ *   n     n+-1 compare-and-swap, retried with the value it found
  */
-static bool __static_key_set(struct static_key *key, int from, int to)
+static bool key_switch(struct static_key *key, bool on)
 {
 	int err;
 
-	if (refuse_sealed(key))
-		return false;
-	if ((from > 0) == (to > 0)) {
-		__atomic_store_n(&key->enabled, to, __ATOMIC_RELEASE);
-		set_error(0);
-		return true;
-	}
-	/*
-	 * Enabling: -1 marks "being enabled" so that fast-path increments fall
-	 * back to the lock while sites are half-written; the sites are
-	 * computed from a non-zero count.  Publish the final value only after
-	 * every site was written, so that whoever sees it sees the new code.
-	 */
-	if (to > 0)
+	if (on)
 		__atomic_store_n(&key->enabled, -1, __ATOMIC_RELAXED);
-	err = sk_jump_label_update(key, to);
+	err = sk_jump_label_update(key, on);
 	if (err < 0) {
-		__atomic_store_n(&key->enabled, from, __ATOMIC_RELEASE);
+		__atomic_store_n(&key->enabled, on ? 0 : 1, __ATOMIC_RELEASE);
 		set_error(-err);
 		return false;
 	}
-	__atomic_store_n(&key->enabled, to, __ATOMIC_RELEASE);
+	if (on)
+		__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
 	set_error(0);
 	return true;
+}
+
+/* Add @delta (+1 or -1) to a count that stays positive; false if it would not. */
+static bool key_count_add(struct static_key *key, int *v, int delta)
+{
+	while (*v > 1 || (*v == 1 && delta > 0)) {
+		if (delta > 0 && *v == __INT_MAX__)
+			return false;
+		if (__atomic_compare_exchange_n(&key->enabled, v, *v + delta,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
 }
 
 /**
@@ -351,26 +490,34 @@ SK_EXPORT bool static_key_fast_inc_not_disabled(struct static_key *key)
 {
 	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 
-	do {
-		if (v <= 0 || v + 1 < 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&key->enabled, &v, v + 1, true,
-					      __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
-	return true;
+	return v > 0 && key_count_add(key, &v, 1);
 }
 
 static bool __static_key_slow_inc(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
 
-	if (v < 0 || v == __INT_MAX__) {
+	if (refuse_sealed(key))
+		return false;
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	if (v > 0) {
+		if (key_count_add(key, &v, 1)) {
+			set_error(0);
+			return true;
+		}
+		if (v > 0) {
+			sk_warn_key(key, "static_key_slow_inc(): count of key " SK_KEYNAME " would overflow: unchanged");
+			set_error(ERANGE);
+			return false;
+		}
+	}
+	if (v < 0) {
 		SK_WARN_ONCE(1, "static_key_slow_inc(): count of key %p is %d",
 			     (void *)key, v);
 		set_error(ERANGE);
 		return false;
 	}
-	return __static_key_set(key, v, v + 1);
+	return key_switch(key, true);
 }
 
 /**
@@ -405,25 +552,34 @@ SK_EXPORT bool static_key_slow_inc(struct static_key *key)
 
 static void __static_key_slow_dec(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
 
-	if (v <= 0) {
-		char kname[320];
+	if (refuse_sealed(key))
+		return;
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	if (key_count_add(key, &v, -1)) {
+		set_error(0);
+		return;
+	}
+	if (v != 1 || !__atomic_compare_exchange_n(&key->enabled, &v, 0,
+						   false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_RELAXED)) {
+		static bool warned;
 
-		key_name(key, kname, sizeof(kname));
-		SK_WARN_ONCE(1, "static_key_slow_dec(): key %s would go below zero (count %d): unchanged",
-			     kname, v);
+		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+			sk_warn_key(key, "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
+				    v);
 		set_error(ERANGE);
 		return;
 	}
-	__static_key_set(key, v, v - 1);
+	key_switch(key, false);
 }
 
 /**
  * static_key_slow_dec() - drop a user; the last one disables the key.
  * @key: the key
  *
- * A decrement below zero warns once and leaves the key unchanged.
+ * A decrement below zero warns and leaves the key unchanged.
  */
 SK_EXPORT void static_key_slow_dec(struct static_key *key)
 {
@@ -444,28 +600,43 @@ SK_EXPORT void static_key_slow_dec_cpuslocked(struct static_key *key)
 
 static void __static_key_enable(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
 
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 	if (v > 0) {
 		SK_WARN_ONCE(v != 1, "static_key_enable() on key %p with count %d",
 			     (void *)key, v);
 		set_error(0);
 		return;
 	}
-	__static_key_set(key, v, 1);
+	if (!refuse_sealed(key))
+		key_switch(key, true);
 }
 
+/*
+ * As in the kernel, disabling acts on a count of 1 only: a key with more
+ * users is left alone (and said so once); a fast increment racing with the
+ * compare-and-swap wins.
+ */
 static void __static_key_disable(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
 
-	if (v == 0) {
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	if (v == 1 && refuse_sealed(key))
+		return;
+	if (v != 1) {
+		SK_WARN_ONCE(v != 0, "static_key_disable() on key %p with count %d: unchanged",
+			     (void *)key, v);
+		set_error(v ? ERANGE : 0);
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&key->enabled, &v, 0, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		set_error(0);
 		return;
 	}
-	SK_WARN_ONCE(v != 1, "static_key_disable() on key %p with count %d",
-		     (void *)key, v);
-	__static_key_set(key, v, 0);
+	key_switch(key, false);
 }
 
 /**
@@ -562,16 +733,18 @@ static int find_segs_cb(struct dl_phdr_info *info, size_t size, void *data)
 	snprintf(o->name, sizeof(o->name), "%s",
 		 info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
 						       : "(main program)");
+	/* Every loaded segment: code for patching, data for deferred work. */
 	for (i = 0; i < info->dlpi_phnum && o->nsegs < MAX_SEGMENTS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		struct sk_segment *sg;
 
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD)
 			continue;
 		sg = &o->segs[o->nsegs++];
 		sg->start = info->dlpi_addr + ph->p_vaddr;
 		sg->end = sg->start + ph->p_memsz;
-		sg->prot = PROT_EXEC | (ph->p_flags & PF_R ? PROT_READ : 0) |
+		sg->prot = (ph->p_flags & PF_X ? PROT_EXEC : 0) |
+			   (ph->p_flags & PF_R ? PROT_READ : 0) |
 			   (ph->p_flags & PF_W ? PROT_WRITE : 0);
 	}
 	return 1;
@@ -584,7 +757,8 @@ int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
 
 	for (o = objects; o; o = o->next)
 		for (i = 0; i < o->nsegs; i++)
-			if (addr >= o->segs[i].start && addr < o->segs[i].end) {
+			if ((o->segs[i].prot & PROT_EXEC) &&
+			    addr >= o->segs[i].start && addr < o->segs[i].end) {
 				*start = o->segs[i].start;
 				*end = o->segs[i].end;
 				return o->segs[i].prot;
@@ -597,7 +771,8 @@ static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
 	int i;
 
 	for (i = 0; i < o->nsegs; i++)
-		if (addr >= o->segs[i].start && addr + len <= o->segs[i].end)
+		if ((o->segs[i].prot & PROT_EXEC) &&
+		    addr >= o->segs[i].start && addr + len <= o->segs[i].end)
 			return true;
 	return false;
 }
@@ -639,24 +814,31 @@ static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
 
 /*
  * Bring every site of a newly loaded object to its key's current state: a key
- * may have changed before the object was loaded.  Sites that do not decode,
- * or lie outside the object's executable segments, are dropped from the
- * table (key 0) and never written.
+ * may have changed before the object was loaded.  A site outside the
+ * object's executable segments is marked dead: it is never written, and its
+ * key refuses every change.  A site that holds something unexpected now (a
+ * debugger's breakpoint, say) is reported and left alone; it is checked
+ * again at every change of its key, which is refused while it stays so.
  */
 static void sync_object(struct sk_object *o)
 {
 	struct jump_entry *e;
 	size_t queued = 0;
+	int err;
 
 	for (e = o->start; e < o->stop; e++) {
 		enum jump_label_type now, want;
 
 		if (!jump_entry_key(e) || jump_entry_is_dead(e))
 			continue;
-		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE) ||
-		    arch_jump_label_decode(e, &now)) {
-			report_mismatch(e);
+		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE)) {
 			e->key |= JUMP_ENTRY_DEAD;
+			report_site(e, -EILSEQ);
+			continue;
+		}
+		err = arch_jump_label_decode(e, &now);
+		if (err) {
+			report_site(e, err);
 			continue;
 		}
 		want = entry_type(e, static_key_count(jump_entry_key(e)));
@@ -701,13 +883,17 @@ static const void *object_identity(const struct statickeys_object *d)
  * gets a copy relocation for an extern variable of a shared object, and
  * then every object uses the copy, which lives in the program's ordinary
  * data.  Find such keys by name, say so, and refuse changes to the copy
- * too; only its write protection is lost.  Called locked.
+ * too; only its write protection is lost.  Asks the loader: called with no
+ * library lock held.  Returns the number of copies found, in *@copies.
  */
-static void seal_copies(struct sk_object *o)
+static size_t find_copies(const char *start, const char *stop,
+			  const char *objname, void ***copies)
 {
-	char *p;
+	const char *p;
+	size_t n = 0;
 
-	for (p = o->ro_start; p + sizeof(struct static_key) <= o->ro_stop;
+	*copies = NULL;
+	for (p = start; p + sizeof(struct static_key) <= stop;
 	     p += sizeof(long)) {
 		Dl_info info;
 		void *used, **v;
@@ -718,29 +904,29 @@ static void seal_copies(struct sk_object *o)
 		used = dlsym(RTLD_DEFAULT, info.dli_sname);
 		if (!used || used == (void *)p)
 			continue;
-		v = realloc(o->copies, (o->nr_copies + 1) * sizeof(*v));
+		v = realloc(*copies, (n + 1) * sizeof(*v));
 		if (!v)
 			continue;
-		o->copies = v;
-		o->copies[o->nr_copies++] = used;
+		*copies = v;
+		v[n++] = used;
 		sk_warn("read-only key %s of %s is used through a copy at %p (a copy relocation): changes to it are refused, but it cannot be write-protected; declare it weak, or build the program with -fPIC",
-			info.dli_sname, o->name, used);
+			info.dli_sname, objname, used);
 	}
+	return n;
 }
 
 /* Make the object's read-only keys read-only.  Called locked. */
-static void seal_object(struct sk_object *o)
+static void seal_object(struct sk_object *o, void **copies, size_t nr_copies)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uintptr_t s = (uintptr_t)o->ro_page_start;
 	uintptr_t e = (uintptr_t)o->ro_page_end;
 
-	if (o->sealed)
-		return;
 	o->sealed = true;
+	o->copies = copies;
+	o->nr_copies = nr_copies;
 	if (o->ro_start == o->ro_stop)
 		return;
-	seal_copies(o);
 	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
 	    e < (uintptr_t)o->ro_stop) {
 		sk_warn("%s: read-only keys are refused changes but not write-protected: link it with statickeys-ro.ld (pkg-config --libs statickeys)",
@@ -752,13 +938,51 @@ static void seal_object(struct sk_object *o)
 			strerror(errno));
 }
 
+/*
+ * Seal the object registered as @handle, if it still is and is not sealed:
+ * the loader is asked about copies first, with no lock held.
+ */
+static bool seal_handle(const void *handle)
+{
+	char *start = NULL, *stop = NULL, name[sizeof(objects->name)];
+	struct sk_object *o;
+	void **copies = NULL;
+	size_t n = 0;
+	bool found;
+
+	jump_label_lock();
+	o = find_object(handle);
+	found = o && !o->sealed;
+	if (found) {
+		start = o->ro_start;
+		stop = o->ro_stop;
+		memcpy(name, o->name, sizeof(name));
+	}
+	jump_label_unlock();
+	if (!found)
+		return false;
+	if (start != stop)
+		n = find_copies(start, stop, name, &copies);
+	jump_label_lock();
+	o = find_object(handle);
+	found = o && !o->sealed;
+	if (found)
+		seal_object(o, copies, n);
+	else
+		free(copies);
+	jump_label_unlock();
+	return found;
+}
+
 /**
  * statickeys_register_object() - hand an object's tables to the library.
  * @d: the description, built by the constructor in <statickeys/object.h>
  *
  * Idempotent per object.  Order: link the table and bring its sites to their
  * keys' state; apply the command line to the object's parameters (unlocked:
- * their handlers change keys); seal its read-only keys.
+ * their handlers change keys); seal its read-only keys.  Runs in the
+ * object's constructor, with the loader's lock held: it calls into the
+ * loader (dl_iterate_phdr, dladdr) only with none of the library's locks.
  */
 SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 {
@@ -771,14 +995,10 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 			d->abi, STATICKEYS_OBJECT_ABI);
 		return;
 	}
-	jump_label_lock();
-	if (!id || find_object(id)) {
-		jump_label_unlock();
+	if (!id)
 		return;
-	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		jump_label_unlock();
 		sk_warn("out of memory registering an object");
 		return;
 	}
@@ -794,6 +1014,13 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	fs.addr = (uintptr_t)id;
 	fs.obj = o;
 	dl_iterate_phdr(find_segs_cb, &fs);
+
+	jump_label_lock();
+	if (find_object(id)) {
+		jump_label_unlock();
+		free(o);
+		return;
+	}
 	if (o->start != o->stop)
 		sort_entries(o->start, o->stop);
 	o->next = objects;
@@ -805,35 +1032,45 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 		__sk_params_register_object(d->param_start, d->param_stop,
 					    o->name);
 
-	if (!(o->flags & STATICKEYS_OBJ_MANUAL_SEAL)) {
-		jump_label_lock();
-		seal_object(o);
-		jump_label_unlock();
-	}
+	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
+		seal_handle(id);
 }
 
 /**
  * statickeys_unregister_object() - forget an object before it is unmapped.
  * @d: the description given at registration
  *
- * After this returns nothing is ever written into the object's memory.
+ * Delayed decrements pending in the object's memory are run first (the
+ * worker must never touch it afterwards).  After this returns nothing is
+ * ever written into the object's memory.
  */
 SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 {
 	const void *id = object_identity(d);
-	struct sk_object **pp, *o = NULL;
+	struct sk_segment segs[MAX_SEGMENTS];
+	struct sk_object **pp, *o;
+	int nsegs = 0;
+
+	jump_label_lock();
+	o = find_object(id);
+	if (o) {
+		nsegs = o->nsegs;
+		memcpy(segs, o->segs, sizeof(segs));
+	}
+	jump_label_unlock();
+	if (!o)
+		return;
+	while (nsegs--)
+		sk_deferred_flush_range(segs[nsegs].start, segs[nsegs].end);
 
 	jump_label_lock();
 	for (pp = &objects; *pp; pp = &(*pp)->next) {
-		if ((*pp)->handle == id) {
-			o = *pp;
+		if (*pp == o && o->handle == id) {
 			*pp = o->next;
 			break;
 		}
 	}
 	jump_label_unlock();
-	if (!o)
-		return;
 	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);
 	free(o->copies);
@@ -845,18 +1082,21 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
  */
 SK_EXPORT int statickeys_seal(void)
 {
+	const void *handle;
 	struct sk_object *o;
 	int n = 0;
 
-	jump_label_lock();
-	for (o = objects; o; o = o->next) {
-		if (!o->sealed) {
-			seal_object(o);
-			n++;
-		}
+	/* One object at a time: the loader is asked with no lock held. */
+	for (;;) {
+		jump_label_lock();
+		for (o = objects; o && o->sealed; o = o->next)
+			;
+		handle = o ? o->handle : NULL;
+		jump_label_unlock();
+		if (!handle)
+			return n;
+		n += seal_handle(handle);
 	}
-	jump_label_unlock();
-	return n;
 }
 
 SK_EXPORT const char *statickeys_text_poke_method(void)

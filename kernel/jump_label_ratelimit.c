@@ -101,20 +101,21 @@ static int start_worker(void)
 
 /*
  * The worker thread does not survive fork(): the child starts its own if
- * decrements are pending.  work_lock is held across fork() so that the list
- * is consistent in the child.
+ * decrements are pending.  The core's fork handler holds work_lock across
+ * fork(), innermost in the lock order, so that the list is consistent in
+ * the child.
  */
-static void fork_prepare(void)
+void sk_deferred_fork_prepare(void)
 {
 	pthread_mutex_lock(&work_lock);
 }
 
-static void fork_parent(void)
+void sk_deferred_fork_parent(void)
 {
 	pthread_mutex_unlock(&work_lock);
 }
 
-static void fork_child(void)
+void sk_deferred_fork_child(void)
 {
 	worker_started = false;
 	running = NULL;
@@ -123,9 +124,38 @@ static void fork_child(void)
 	pthread_mutex_unlock(&work_lock);
 }
 
-static void __attribute__((constructor(101))) ratelimit_setup(void)
+static bool in_range(const void *p, uintptr_t start, uintptr_t end)
 {
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	return (uintptr_t)p >= start && (uintptr_t)p < end;
+}
+
+/*
+ * An object is going away: its delayed decrements are owed, so run them
+ * now rather than drop them, and wait for the one the worker may be
+ * running.  Afterwards nothing pending points into [@start, @end).
+ */
+void sk_deferred_flush_range(uintptr_t start, uintptr_t end)
+{
+	struct delayed_work *w, *due = NULL;
+
+	pthread_mutex_lock(&work_lock);
+	while (running && in_range(running, start, end))
+		pthread_cond_wait(&done_cond, &work_lock);
+	for (;;) {
+		for (w = pending; w && !in_range(w, start, end); w = w->next)
+			;
+		if (!w)
+			break;
+		unlink_work(w);
+		w->next = due;
+		due = w;
+	}
+	pthread_mutex_unlock(&work_lock);
+	while ((w = due)) {
+		due = w->next;
+		w->next = NULL;
+		static_key_slow_dec(w->key);
+	}
 }
 
 /* Queue @w to run at @due_ns unless it is already pending. */

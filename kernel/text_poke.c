@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,8 +44,24 @@ static const char *const method_names[] = {
 
 static enum poke_method method = POKE_UNSET;
 static bool probing;
+
+int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
+
+/*
+ * The /proc/self/mem descriptor.  Programs close descriptors they do not
+ * own (closefrom() in a daemon, a child after fork()) and get the number
+ * back from their next open(): a number alone proves nothing.  The file is
+ * known by its device and inode, checked before the first write of every
+ * batch and of every step within one (@mem_checked is the serializing step
+ * it was last checked at).  A descriptor that is no longer ours is dropped
+ * without being closed (the number is the program's now) and a new one is
+ * opened.
+ */
 static int mem_fd = -1;
 static pid_t mem_fd_pid;
+static dev_t mem_dev;
+static ino_t mem_ino;
+static unsigned long sync_gen, mem_checked = -1UL;
 
 /*
  * Segments made writable by sk_text_poke_begin(), restored by _end().  A
@@ -70,16 +87,39 @@ static __attribute__((noinline)) bool probe_site(void)
 /* Called through a volatile pointer so that the site really executes. */
 static bool (*volatile probe_fn)(void) = probe_site;
 
+static bool mem_fd_is(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && st.st_dev == mem_dev &&
+	       st.st_ino == mem_ino;
+}
+
 static int open_mem(void)
 {
-	/* A descriptor inherited across fork() writes into the parent. */
-	if (mem_fd >= 0 && mem_fd_pid == getpid())
+	struct stat st;
+	int fd;
+
+	if (mem_fd_pid == getpid() && mem_fd_is(mem_fd))
 		return 0;
-	if (mem_fd >= 0)
+	/* A child's copy of the parent's descriptor writes into the parent. */
+	if (mem_fd_pid != getpid() && mem_fd_is(mem_fd))
 		close(mem_fd);
-	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	mem_fd = -1;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	mem_fd = fd;
 	mem_fd_pid = getpid();
-	return mem_fd < 0 ? -errno : 0;
+	mem_dev = st.st_dev;
+	mem_ino = st.st_ino;
+	return 0;
 }
 
 /* Flip the probe site with the candidate method and execute it. */
@@ -96,7 +136,8 @@ static bool probe_works(void)
 
 static enum poke_method forced_method(void)
 {
-	const char *env = getenv("STATICKEYS_TEXT_POKE");
+	/* As for the command line: a set-user-ID caller chooses nothing. */
+	const char *env = secure_getenv("STATICKEYS_TEXT_POKE");
 
 	if (!env || !*env)
 		return POKE_UNSET;
@@ -215,6 +256,7 @@ int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 	switch (method) {
 	case POKE_PROCMEM:
 		err = open_mem();
+		mem_checked = sync_gen;
 		break;
 	case POKE_MPROTECT:
 		err = open_segments_for(sites, n, stride, len);
@@ -229,22 +271,46 @@ int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 	return -EACCES;
 }
 
+/* Write through /proc/self/mem, having made sure the descriptor is ours. */
+static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
+{
+	ssize_t w;
+	int err;
+
+	if (mem_checked != sync_gen) {
+		err = open_mem();
+		if (err)
+			return err;
+		mem_checked = sync_gen;
+	}
+	w = pwrite(mem_fd, bytes, len, (off_t)addr);
+	if (w == (ssize_t)len)
+		return 0;
+	return w < 0 ? -errno : -EIO;
+}
+
 int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
 {
-	if (method == POKE_PROCMEM) {
-		ssize_t w = pwrite(mem_fd, bytes, len, (off_t)addr);
+	uint32_t word;
 
-		return w == (ssize_t)len ? 0 : (w < 0 ? -errno : -EIO);
+	if (sk_test_poke_hook) {
+		int err = sk_test_poke_hook(addr, bytes, len);
+
+		if (err)
+			return err;
 	}
+	if (method == POKE_PROCMEM)
+		return poke_procmem(addr, bytes, len);
 	/* Single naturally aligned stores: a racing fetch sees old or new. */
-	if (len == 1)
+	if (len == 1) {
 		__atomic_store_n((uint8_t *)addr, *(const uint8_t *)bytes,
 				 __ATOMIC_RELAXED);
-	else if (len == 4 && !(addr & 3))
-		__atomic_store_n((uint32_t *)addr, *(const uint32_t *)bytes,
-				 __ATOMIC_RELAXED);
-	else
+	} else if (len == 4 && !(addr & 3)) {
+		memcpy(&word, bytes, sizeof(word));	/* @bytes may be unaligned */
+		__atomic_store_n((uint32_t *)addr, word, __ATOMIC_RELAXED);
+	} else {
 		memcpy((void *)addr, bytes, len);
+	}
 	return 0;
 }
 
@@ -288,40 +354,59 @@ static void sync_init(void)
 /*
  * Without membarrier: changing a page's protection makes the kernel shoot
  * down its TLB entries on every CPU running this process, with an
- * interrupt, and the return from an interrupt serializes the core.
+ * interrupt, and the return from an interrupt serializes the core.  0 only
+ * if both changes were made.
  */
-static void sync_by_tlb_shootdown(void)
+static int sync_by_tlb_shootdown(void)
 {
 	static void *page;
 	long ps = sysconf(_SC_PAGESIZE);
 
-	if (!page)
-		page = mmap(NULL, ps, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED)
-		return;
+	if (!page) {
+		void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -EACCES;
+		page = p;
+	}
 	*(volatile char *)page = 1;
-	mprotect(page, ps, PROT_READ);
-	mprotect(page, ps, PROT_READ | PROT_WRITE);
+	if (mprotect(page, ps, PROT_READ) ||
+	    mprotect(page, ps, PROT_READ | PROT_WRITE))
+		return -EACCES;
+	return 0;
 }
 
-void sk_sync_core(void)
+/*
+ * A step that could not serialize is not counted, and the caller refuses
+ * (and undoes) the update: a thread could still run bytes of the step
+ * before.
+ */
+int sk_sync_core(void)
 {
+	int err = 0;
+
 	if (sync_mode == SYNC_UNSET || sync_pid != getpid())
 		sync_init();
-	sk_count_sync();
 	switch (sync_mode) {
 	case SYNC_CORE:
-		if (!membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0))
-			return;
+		if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0))
+			err = sync_by_tlb_shootdown();
 		break;
 	case SYNC_EXPEDITED:
 		/* The IPI's return from interrupt serializes (x86, arm64). */
-		if (!membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0))
-			return;
+		if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0))
+			err = sync_by_tlb_shootdown();
 		break;
 	default:
+		err = sync_by_tlb_shootdown();
 		break;
 	}
-	sync_by_tlb_shootdown();
+	if (err) {
+		sk_warn("cannot serialize the threads of this process (membarrier and mprotect refused): change refused");
+		return err;
+	}
+	sync_gen++;
+	sk_count_sync();
+	return 0;
 }

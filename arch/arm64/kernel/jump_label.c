@@ -23,7 +23,7 @@ void __builtin___clear_cache(char *begin, char *end);
 
 struct arm64_site {
 	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
-	uint32_t insn;
+	uint32_t old, insn;
 };
 
 static struct arm64_site *queue;
@@ -90,8 +90,13 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 		return -ENOMEM;
 	s = &queue[nr_queued++];
 	s->addr = jump_entry_code(entry);
+	s->old = *(const uint32_t *)s->addr;
 	s->insn = insn;
 	return 0;
+}
+
+void arch_jump_label_fork_child(void)
+{
 }
 
 void arch_jump_label_transform_discard(void)
@@ -100,35 +105,77 @@ void arch_jump_label_transform_discard(void)
 }
 
 /*
- * One store a site, cache maintenance a site (clean to the point of
- * unification, invalidate the instruction cache), then one barrier for the
- * whole batch: membarrier makes every other thread take an interrupt or
- * context switch, each an ISB-equivalent, before it returns.
+ * Store @n sites' instructions (new, or old when undoing), each followed by
+ * cache maintenance (clean to the point of unification, invalidate the
+ * instruction cache).  Returns how many were stored; *@err says why the
+ * next one was not.
+ */
+static size_t store_sites(size_t n, bool undo, int *err)
+{
+	size_t i;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		const uint32_t *insn = undo ? &queue[i].old : &queue[i].insn;
+
+		*err = sk_text_poke(queue[i].addr, insn, 4);
+		if (*err)
+			break;
+		__builtin___clear_cache((char *)queue[i].addr,
+					(char *)queue[i].addr + 4);
+	}
+	return i;
+}
+
+/*
+ * One store a site, then one barrier for the whole batch: membarrier makes
+ * every other thread take an interrupt or context switch, each an
+ * ISB-equivalent, before it returns.  Any other thread sees each site whole,
+ * old or new.  If a store or the barrier fails, the sites stored are put
+ * back the same way and the error returned; a site that cannot be put back
+ * keeps a valid instruction (the new one), and is said so.
  */
 int arch_jump_label_transform_apply(void)
 {
-	size_t i;
-	int err;
+	size_t done, undone;
+	int err, err2;
 
 	if (!nr_queued)
 		return 0;
 	err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
-					 JUMP_LABEL_NOP_SIZE);
+				 JUMP_LABEL_NOP_SIZE);
 	if (err) {
 		nr_queued = 0;
 		return err;
 	}
-	for (i = 0; i < nr_queued && !err; i++) {
-		err = sk_text_poke(queue[i].addr, &queue[i].insn, 4);
-		__builtin___clear_cache((char *)queue[i].addr,
-					(char *)queue[i].addr + 4);
+	done = store_sites(nr_queued, false, &err);
+	if (!err)
+		err = sk_sync_core();
+	if (!err) {
+		for (undone = 0; undone < nr_queued; undone++)
+			if (*(const volatile uint32_t *)queue[undone].addr !=
+			    queue[undone].insn)
+				break;
+		if (undone < nr_queued) {
+			err = -EIO;
+			done = nr_queued;
+		} else if (sk_test_step_hook) {
+			sk_test_step_hook(1);
+		}
 	}
-	sk_sync_core();
+	if (err) {
+		undone = store_sites(done, true, &err2);
+		sk_sync_core();
+		sk_warn("writing %zu sites failed (%s): %s", nr_queued,
+			strerror(-err), undone == done ?
+			"every site is back to its old instruction, key unchanged" :
+			"some sites keep the new instruction, key unchanged");
+		if (err != -EACCES && err != -ENOMEM)
+			err = -EIO;
+	}
 	sk_text_poke_end();
-	if (err)
-		sk_warn("writing a site failed after %zu of %zu (%s)", i - 1,
-			nr_queued, strerror(-err));
-	sk_count_sites_written(err ? i - 1 : nr_queued);
+	if (!err)
+		sk_count_sites_written(nr_queued);
 	nr_queued = 0;
 	return err;
 }

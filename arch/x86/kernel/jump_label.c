@@ -22,26 +22,37 @@ static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
 struct x86_site {
 	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
 	uintptr_t target;
+	uint8_t old[JUMP_LABEL_NOP_SIZE];	/* what the site holds now */
 	uint8_t insn[JUMP_LABEL_NOP_SIZE];	/* what the site will hold */
-	bool jump;
+	bool jump;		/* the new instruction is the jump */
+	uint8_t done;		/* steps written: 0..3, see the table below */
 };
 
 /*
- * The queue being built, and the batch being written.  @live is what the
- * trap handler reads: published before the first INT3 goes in, withdrawn
- * after the last one is gone; @handlers counts handler runs in progress so
- * that the batch is freed only once none can still be reading it.
+ * A batch is what the trap handler reads: published before the first INT3
+ * goes in, withdrawn after the last one is gone.  While @undo is set the
+ * sites are being brought back, and a trapping thread runs the old
+ * instruction instead of the new one.  A batch that could not be brought
+ * back is never withdrawn: it goes on the @stuck list, emulated for the
+ * life of the process.  @handlers counts handler runs in progress, so that
+ * a batch is reused only once none can still be reading it.
  */
+struct batch {
+	struct x86_site *sites;
+	size_t n;
+	bool undo;
+	struct batch *next;
+};
+
 static struct x86_site *queue;
 static size_t nr_queued, queue_cap;
 
-static struct x86_site *live;
-static size_t nr_live;
+static struct batch the_batch;
+static struct batch *live;
+static struct batch *stuck;
 static int handlers;
 static unsigned long batch_gen;	/* odd while a batch is live */
-
-static struct sigaction old_trap;
-static bool trap_installed;
+unsigned long sk_trap_emulations;
 
 static void make_insn(uint8_t *insn, enum jump_label_type type,
 		      uintptr_t code, uintptr_t target)
@@ -56,17 +67,27 @@ static void make_insn(uint8_t *insn, enum jump_label_type type,
 	memcpy(insn + 1, &disp, sizeof(disp));
 }
 
+/*
+ * 0 and the state, -EBUSY for a breakpoint (INT3) over either instruction's
+ * tail (a debugger's or a uprobe's: its owner will put the first byte back,
+ * so the site must not change under it), -EILSEQ for anything else.
+ */
 int arch_jump_label_decode(const struct jump_entry *entry,
 			   enum jump_label_type *type)
 {
 	uintptr_t code = jump_entry_code(entry);
+	const uint8_t *p = (const uint8_t *)code;
 	uint8_t jmp[JUMP_LABEL_NOP_SIZE];
+	size_t tail = JUMP_LABEL_NOP_SIZE - 1;
 
 	make_insn(jmp, JUMP_LABEL_JMP, code, jump_entry_target(entry));
-	if (!memcmp((void *)code, nop5, sizeof(nop5)))
+	if (!memcmp(p, nop5, sizeof(nop5)))
 		*type = JUMP_LABEL_NOP;
-	else if (!memcmp((void *)code, jmp, sizeof(jmp)))
+	else if (!memcmp(p, jmp, sizeof(jmp)))
 		*type = JUMP_LABEL_JMP;
+	else if (p[0] == INT3 && (!memcmp(p + 1, nop5 + 1, tail) ||
+				  !memcmp(p + 1, jmp + 1, tail)))
+		return -EBUSY;
 	else
 		return -EILSEQ;
 	return 0;
@@ -86,9 +107,10 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 {
 	enum jump_label_type now;
 	struct x86_site *s;
+	int err = arch_jump_label_decode(entry, &now);
 
-	if (arch_jump_label_decode(entry, &now))
-		return -EILSEQ;
+	if (err)
+		return err;
 	if (now == type)
 		return 0;
 	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
@@ -97,6 +119,8 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 	s->addr = jump_entry_code(entry);
 	s->target = jump_entry_target(entry);
 	s->jump = type == JUMP_LABEL_JMP;
+	s->done = 0;
+	memcpy(s->old, (const void *)s->addr, sizeof(s->old));
 	make_insn(s->insn, type, s->addr, s->target);
 	return 0;
 }
@@ -106,74 +130,139 @@ void arch_jump_label_transform_discard(void)
 	nr_queued = 0;
 }
 
-static struct x86_site *find_live(struct x86_site *v, size_t n, uintptr_t a)
+/* A fork() child has none of the threads that were in the handler. */
+void arch_jump_label_fork_child(void)
 {
-	size_t lo = 0, hi = n;
+	__atomic_store_n(&handlers, 0, __ATOMIC_RELAXED);
+}
+
+static struct x86_site *find_site(const struct batch *b, uintptr_t a)
+{
+	size_t lo = 0, hi = b->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].addr < a)
+		if (b->sites[mid].addr < a)
 			lo = mid + 1;
-		else if (v[mid].addr > a)
+		else if (b->sites[mid].addr > a)
 			hi = mid;
 		else
-			return &v[mid];
+			return &b->sites[mid];
 	}
 	return NULL;
 }
 
+/* ---- SIGTRAP: the library's handler and the program's ---- */
+
+/*
+ * The dispositions the library displaced, oldest first.  The library
+ * installs its handler before every batch if the program replaced it; the
+ * handler the program had installed then goes on this stack.  A trap that
+ * is not the library's goes to the newest displaced handler; if that one
+ * chains to its predecessor (the library's handler: the usual etiquette),
+ * the nested call goes one further down, and below the oldest comes the
+ * default action.  So every handler runs once per foreign trap, and none
+ * loops.  @chain_depth is per thread: how many of the stack this trap has
+ * been through.
+ */
+#define NR_DISPLACED	16
+
+static struct sigaction displaced[NR_DISPLACED];
+static int nr_displaced;
+static __thread int chain_depth __attribute__((tls_model("initial-exec")));
+
+static void trap_handler(int sig, siginfo_t *info, void *ucv);
+
+static void default_action(int sig)
+{
+	struct sigaction dfl;
+
+	/* Delivered when the handler returns: the signal is blocked now. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+}
+
 static void chain_trap(int sig, siginfo_t *info, void *uc)
 {
-	if (old_trap.sa_flags & SA_SIGINFO) {
-		old_trap.sa_sigaction(sig, info, uc);
-	} else if (old_trap.sa_handler == SIG_IGN) {
+	int i = nr_displaced - 1 - chain_depth;
+	struct sigaction *sa;
+
+	if (i < 0) {
+		default_action(sig);
 		return;
-	} else if (old_trap.sa_handler != SIG_DFL) {
-		old_trap.sa_handler(sig);
-	} else {
-		/* Default action, delivered once this handler returns. */
-		signal(SIGTRAP, SIG_DFL);
-		raise(SIGTRAP);
 	}
+	sa = &displaced[i];
+	chain_depth++;
+	if ((sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction != trap_handler)
+		sa->sa_sigaction(sig, info, uc);
+	else if (sa->sa_flags & SA_SIGINFO)
+		chain_trap(sig, info, uc);	/* ours again: skip it */
+	else if (sa->sa_handler == SIG_DFL)
+		default_action(sig);
+	else if (sa->sa_handler != SIG_IGN)
+		sa->sa_handler(sig);
+	chain_depth--;
 }
 
 /*
- * A thread executed an INT3.  If it is one of ours, behave as the new
- * instruction would: continue at the jump target or after the site.  If the
- * byte is no longer INT3, the site was completed since: run it again.  The
- * answer is trusted only if no batch was published or withdrawn while it was
- * worked out (@batch_gen is odd while a batch is live); otherwise look again,
- * since the INT3 seen may belong to a batch that started after the trap.
- * Only an INT3 that stays put with no batch of ours claiming it is someone
- * else's.
+ * The handler's answer for one batch: 1 if @site is one of its sites (the
+ * instruction is emulated in @rip), 0 if not.
+ */
+static int emulate(const struct batch *b, uintptr_t site, greg_t *rip)
+{
+	const struct x86_site *s = find_site(b, site);
+	bool jump;
+
+	if (!s)
+		return 0;
+	jump = s->jump != __atomic_load_n(&b->undo, __ATOMIC_ACQUIRE);
+	*rip = jump ? (greg_t)s->target : (greg_t)(site + JUMP_LABEL_NOP_SIZE);
+	__atomic_fetch_add(&sk_trap_emulations, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/*
+ * A thread executed an INT3.  If it is one of ours, behave as the
+ * instruction being installed (or, while a failed batch is undone, the one
+ * being restored) would: continue at the jump target or after the site.  If
+ * the byte is no longer INT3, the site was completed since: run it again.
+ * The answer is trusted only if no batch was published or withdrawn while
+ * it was worked out (@batch_gen is odd while a batch is live); otherwise
+ * look again, since the INT3 seen may belong to a batch that started after
+ * the trap.  Only an INT3 that stays put with no batch of ours claiming it
+ * is someone else's.  The kernel reports an INT3 as SI_KERNEL, valgrind as
+ * TRAP_BRKPT; anything else (raise(), kill) is never ours.
  */
 static void trap_handler(int sig, siginfo_t *info, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *rip = &uc->uc_mcontext.gregs[REG_RIP];
 	uintptr_t site = (uintptr_t)*rip - 1;
+	const struct batch *b;
 
-	if (info->si_code != SI_KERNEL) {
+	if (chain_depth || (info->si_code != SI_KERNEL &&
+			    info->si_code != TRAP_BRKPT)) {
 		chain_trap(sig, info, ucv);
 		return;
 	}
 	for (;;) {
 		unsigned long gen;
-		struct x86_site *s = NULL, *v;
+		int found = 0;
 		uint8_t byte;
 
 		__atomic_fetch_add(&handlers, 1, __ATOMIC_ACQUIRE);
 		gen = __atomic_load_n(&batch_gen, __ATOMIC_ACQUIRE);
-		v = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
-		if (v)
-			s = find_live(v, __atomic_load_n(&nr_live, __ATOMIC_RELAXED),
-				      site);
-		if (s)
-			*rip = s->jump ? (greg_t)s->target
-				       : (greg_t)(site + JUMP_LABEL_NOP_SIZE);
+		b = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
+		if (b)
+			found = emulate(b, site, rip);
+		for (b = __atomic_load_n(&stuck, __ATOMIC_ACQUIRE);
+		     b && !found; b = b->next)
+			found = emulate(b, site, rip);
 		__atomic_fetch_sub(&handlers, 1, __ATOMIC_RELEASE);
-		if (s)
+		if (found)
 			return;
 		byte = *(volatile uint8_t *)site;
 		if (byte != INT3) {
@@ -187,49 +276,46 @@ static void trap_handler(int sig, siginfo_t *info, void *ucv)
 }
 
 /*
- * Install the handler, or reinstall it if the program replaced it since:
- * whatever handler it finds becomes the one it chains to.
+ * Make sure the library's handler is the one installed.  Called before the
+ * writes of every step: a program that replaced it (or reset SIGTRAP to
+ * SIG_DFL) between two steps gets it back before the next INT3 goes in or
+ * comes out, and its own handler goes on the displaced stack.
  */
 static int install_trap_handler(void)
 {
 	struct sigaction sa, cur;
 
 	if (sigaction(SIGTRAP, NULL, &cur))
-		return -errno;
-	if (trap_installed && (cur.sa_flags & SA_SIGINFO) &&
-	    cur.sa_sigaction == trap_handler)
+		return -EACCES;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
 		return 0;
+	if (nr_displaced == NR_DISPLACED) {
+		/* Forget the oldest: its successors chained past it anyway. */
+		memmove(displaced, displaced + 1,
+			(NR_DISPLACED - 1) * sizeof(*displaced));
+		nr_displaced--;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, &old_trap))
-		return -errno;
-	trap_installed = true;
+	displaced[nr_displaced] = cur;
+	/* Published before the handler can run with it. */
+	__atomic_store_n(&nr_displaced, nr_displaced + 1, __ATOMIC_RELEASE);
+	if (sigaction(SIGTRAP, &sa, NULL)) {
+		nr_displaced--;
+		return -EACCES;
+	}
 	return 0;
 }
+
+/* ---- the protocol ---- */
 
 static int cmp_site(const void *a, const void *b)
 {
 	const struct x86_site *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Write @len bytes at @off of every queued site from its new instruction. */
-static int poke_all(size_t off, size_t len, const uint8_t *forced)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < nr_queued; i++) {
-		const uint8_t *src = forced ? forced : queue[i].insn + off;
-
-		err = sk_text_poke(queue[i].addr + off, src, len);
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /*
@@ -242,11 +328,115 @@ static int poke_all(size_t off, size_t len, const uint8_t *forced)
  *   3     new first byte + new tail     runs the new insn
  *
  * Each step is followed by a core-serializing barrier so that no CPU can
- * still be executing bytes of the step before.
+ * still be executing bytes of the step before.  A site's @done is the last
+ * step written to it.  Undoing runs the same steps backwards over the sites
+ * touched: INT3 back on those that reached step 3, the old tail on those
+ * that reached step 2, then the old first byte; a thread trapping meanwhile
+ * emulates the old instruction.
  */
-int arch_jump_label_transform_apply(void)
+static int write_step(int step, bool undo)
 {
 	static const uint8_t int3 = INT3;
+	size_t i, tail = JUMP_LABEL_NOP_SIZE - 1;
+	int err = install_trap_handler();
+
+	for (i = 0; i < nr_queued && !err; i++) {
+		struct x86_site *s = &queue[i];
+
+		if (!undo) {
+			if (step == 1)
+				err = sk_text_poke(s->addr, &int3, 1);
+			else if (step == 2)
+				err = sk_text_poke(s->addr + 1, s->insn + 1, tail);
+			else
+				err = sk_text_poke(s->addr, s->insn, 1);
+			/* A failed write of a tail or a first byte is undone too. */
+			if (!err || step > 1)
+				s->done = step;
+		} else if (step == 3 && s->done == 3) {
+			err = sk_text_poke(s->addr, &int3, 1);
+		} else if (step == 2 && s->done >= 2) {
+			err = sk_text_poke(s->addr + 1, s->old + 1, tail);
+		} else if (step == 1 && s->done >= 1) {
+			err = sk_text_poke(s->addr, s->old, 1);
+			if (!err)
+				s->done = 0;
+		}
+	}
+	return err;
+}
+
+/* Every site holds its new instruction: the writes really landed. */
+static int check_written(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_queued; i++)
+		if (memcmp((const void *)queue[i].addr, queue[i].insn,
+			   JUMP_LABEL_NOP_SIZE))
+			return -EIO;
+	return 0;
+}
+
+static int run_steps(void)
+{
+	int step, err;
+
+	for (step = 1; step <= 3; step++) {
+		err = write_step(step, false);
+		if (!err)
+			err = sk_sync_core();
+		if (err)
+			return err;
+		if (sk_test_step_hook)
+			sk_test_step_hook(step);
+	}
+	return check_written();
+}
+
+/*
+ * Bring every touched site back; false if a write failed.  A step that
+ * cannot serialize is no reason to stop: a thread still running a stale
+ * INT3 finds the old byte back and runs the site again.
+ */
+static bool undo_steps(void)
+{
+	bool ok = true;
+	int step;
+
+	__atomic_store_n(&the_batch.undo, true, __ATOMIC_RELEASE);
+	for (step = 3; step >= 1; step--) {
+		if (write_step(step, true))
+			ok = false;
+		sk_sync_core();
+	}
+	return ok;
+}
+
+/*
+ * Keep a batch that could not be brought back published for good, on a
+ * copy of its own: its sites may hold INT3 for the rest of the process.
+ */
+static void keep_emulating(void)
+{
+	struct batch *b = malloc(sizeof(*b));
+	struct x86_site *v = malloc(nr_queued * sizeof(*v));
+
+	if (!b || !v) {
+		sk_warn("out of memory keeping %zu half-written sites emulated: the process may die on one",
+			nr_queued);
+		free(b);
+		free(v);
+		return;
+	}
+	memcpy(v, queue, nr_queued * sizeof(*v));
+	*b = (struct batch){ .sites = v, .n = nr_queued, .undo = true,
+			     .next = stuck };
+	__atomic_store_n(&stuck, b, __ATOMIC_RELEASE);
+}
+
+int arch_jump_label_transform_apply(void)
+{
 	int err;
 
 	if (!nr_queued)
@@ -261,28 +451,31 @@ int arch_jump_label_transform_apply(void)
 		return err;
 	}
 
-	__atomic_store_n(&nr_live, nr_queued, __ATOMIC_RELAXED);
-	__atomic_store_n(&live, queue, __ATOMIC_RELEASE);
+	the_batch = (struct batch){ .sites = queue, .n = nr_queued };
+	__atomic_store_n(&live, &the_batch, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
 
-	err = poke_all(0, 1, &int3);
-	sk_sync_core();
-	if (!err)
-		err = poke_all(1, JUMP_LABEL_NOP_SIZE - 1, NULL);
-	sk_sync_core();
-	if (!err)
-		err = poke_all(0, 1, NULL);
-	sk_sync_core();
-	if (err)
-		sk_warn("writing a site failed half-way (%s): sites may hold INT3 (handled, but slow)",
-			strerror(-err));
+	err = run_steps();
+	if (err) {
+		bool undone = undo_steps();
+
+		sk_warn("writing %zu sites failed (%s): %s", nr_queued,
+			strerror(-err), undone ?
+			"every site is back to its old instruction, key unchanged" :
+			"some sites could not be restored: they are emulated from now on, key unchanged");
+		if (!undone)
+			keep_emulating();
+		if (err != -EACCES && err != -ENOMEM)
+			err = -EIO;
+	}
 
 	__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&handlers, __ATOMIC_ACQUIRE))
 		;
 	sk_text_poke_end();
-	sk_count_sites_written(nr_queued);
+	if (!err)
+		sk_count_sites_written(nr_queued);
 	nr_queued = 0;
 	return err;
 }
