@@ -258,10 +258,13 @@ $(objtree)/selftests/%: $(srctree)/selftests/%.c $(CONFIG_H) $(objtree)/libstati
 .PHONY: selftests run-selftests check check-one
 selftests: lib $(test-bin) $(selftests-extra)
 
-# One configuration: the tests of this O=/ARCH=/.config, with RUNNER.
+# One configuration: the tests of this O=/ARCH=/.config, with RUNNER;
+# SELFTESTS_ONLY="dir..." runs only the tests of those selftests folders.
+run-bin	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(objtree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-bin)),$(test-bin))
+run-sh	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(srctree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-sh)),$(test-sh))
 run-selftests: selftests
 	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(SRCARCH)/$(CHECK_LABEL)" \
-		$(test-bin) $(test-sh)
+		$(run-bin) $(run-sh)
 
 # Everything: both architectures, CONFIG_JUMP_LABEL=y and =n, and the
 # architecture-independent suites.  Ends with "N passed, N failed".

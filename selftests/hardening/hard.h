@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * What the hardening tests share: a child with a deadline (a hang or a
+ * crash is a failed check, never a stuck suite) and a seccomp filter that
+ * makes chosen system calls fail, to take a resource away from a process
+ * the way a sandbox or a container would.
+ */
+#ifndef _SELFTESTS_HARD_H
+#define _SELFTESTS_HARD_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include "tap.h"
+
+#if defined(__x86_64__)
+#define HARD_AUDIT_ARCH		AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define HARD_AUDIT_ARCH		AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * hard_child() - run @fn in a child that SIGALRM kills after @secs.
+ * Returns what tap_fork() returns: 128 + SIGALRM means it hung.
+ */
+struct hard_call {
+	int (*fn)(void *);
+	void *arg;
+	unsigned int secs;
+};
+
+static inline int hard_call_fn(void *p)
+{
+	struct hard_call *c = p;
+
+	alarm(c->secs);
+	return c->fn(c->arg);
+}
+
+static inline int hard_child(int (*fn)(void *), void *arg, unsigned int secs)
+{
+	struct hard_call c = { fn, arg, secs };
+
+	return tap_fork(hard_call_fn, &c);
+}
+
+static inline const char *hard_status(int st)
+{
+	static char buf[64];
+
+	if (st == 128 + SIGALRM)
+		return "hung (killed by the deadline)";
+	if (st > 128)
+		snprintf(buf, sizeof(buf), "killed by signal %d", st - 128);
+	else
+		snprintf(buf, sizeof(buf), "exit status %d", st);
+	return buf;
+}
+
+/*
+ * hard_deny() - from now on, the @n system calls in @nrs fail with @err in
+ * this process.  -1 where seccomp is not available (qemu-user).
+ */
+static inline int hard_deny(const int *nrs, int n, int err)
+{
+	struct sock_filter f[32];
+	struct sock_fprog prog;
+	int i, k = 0;
+
+	if (n > 24)
+		return -1;
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				HARD_AUDIT_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, nr));
+	for (i = 0; i < n; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				nrs[i], (unsigned char)(n - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+	prog.len = (unsigned short)k;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+#endif /* _SELFTESTS_HARD_H */

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * The library inside processes as real programs are: a daemon that closes
+ * every descriptor, plugins loaded while keys change, counts moved by many
+ * threads at once, deferred keys in an object that goes away, a program
+ * with its own SIGTRAP handler, and a sandbox that takes away the means to
+ * serialize.  Each case runs in a child with a deadline.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
+#include <statickeys/statickeys.h>
+#include "hard.h"
+#include "site.h"
+
+DEFINE_STATIC_KEY_FALSE(k_first);	/* chooses the write method */
+DEFINE_STATIC_KEY_FALSE(k_fd);
+DEFINE_STATIC_KEY_FALSE(k_count);
+DEFINE_STATIC_KEY_DEFERRED_FALSE(k_deferred, 1);
+DEFINE_STATIC_KEY_FALSE_RO(k_ro);
+DEFINE_STATIC_KEY_FALSE(k_trap);
+DEFINE_STATIC_KEY_FALSE(k_sync);
+
+SITE(s_first, static_branch_unlikely(&k_first))
+SITE(s_fd, static_branch_unlikely(&k_fd))
+SITE(s_count, static_branch_unlikely(&k_count))
+SITE(s_deferred, static_branch_unlikely(&k_deferred.key))
+SITE(s_ro, static_branch_unlikely(&k_ro))
+SITE(s_trap, static_branch_unlikely(&k_trap))
+SITE(s_sync, static_branch_unlikely(&k_sync))
+
+static int (*volatile run_first)(void) = s_first;
+static int (*volatile run_fd)(void) = s_fd;
+static int (*volatile run_ro)(void) = s_ro;
+static int (*volatile run_trap)(void) = s_trap;
+static int (*volatile run_count)(void) = s_count;
+static int (*volatile run_deferred)(void) = s_deferred;
+static int (*volatile run_sync)(void) = s_sync;
+
+/* Bits a child sets in its exit status, one per thing that went wrong. */
+#define BAD(bit)	(1 << (bit))
+
+static bool procmem(void)
+{
+	static_branch_enable(&k_first);
+	static_branch_disable(&k_first);
+	if (run_first() || run_ro() || run_trap())
+		return false;
+	return !strcmp(statickeys_text_poke_method(), "procmem");
+}
+
+/* ---- 1. descriptors closed (and reused) under the library ---- */
+
+static int fd_child(void *arg)
+{
+	bool reuse = arg != NULL;
+	char path[] = "/tmp/statickeys-fd-XXXXXX";
+	struct stat st;
+	int fd = -1, bad = 0;
+
+	if (!procmem())
+		return 77;
+	/* What a daemon does at start-up: close everything above stderr. */
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+		return 78;
+	if (reuse) {
+		fd = mkstemp(path);	/* takes the library's old number */
+		unlink(path);
+	}
+	static_branch_enable(&k_fd);
+	if (statickeys_last_error() || !static_key_enabled(&k_fd))
+		bad |= BAD(0);
+	if (run_fd() != 1)
+		bad |= BAD(1);
+	static_branch_disable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 0)
+		bad |= BAD(2);
+	if (reuse && (fstat(fd, &st) || st.st_size != 0))
+		bad |= BAD(3);	/* instruction bytes went into the file */
+	return bad;
+}
+
+static void test_descriptors(void)
+{
+	int st = hard_child(fd_child, NULL, 20);
+
+	if (st == 77 || st == 78) {
+		tap_skip(st == 77 ? "write method is not procmem here" :
+			 "close_range() not available",
+			 "descriptor closed under the library: next change works");
+		tap_skip(st == 77 ? "write method is not procmem here" :
+			 "close_range() not available",
+			 "descriptor number reused by a file: the file is untouched");
+		return;
+	}
+	tap_ok(st == 0, "descriptor closed under the library: next change works and flips the site (%s)",
+	       hard_status(st));
+	st = hard_child(fd_child, "reuse", 20);
+	tap_ok(st == 0, "descriptor number reused by a file: the file is untouched, the site flips (%s)",
+	       hard_status(st));
+}
+
+/* ---- 2. the loader's lock ---- */
+
+static volatile int stop_loading;
+
+static void *load_loop(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 400 && !stop_loading; i++) {
+		void *h = dlopen(HARD_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+
+		if (!h)
+			return (void *)1;
+		dlclose(h);
+	}
+	return NULL;
+}
+
+/*
+ * A refused change names the key (the loader is asked for its symbol) while
+ * another thread's dlopen()/dlclose() runs the plugin's constructor and
+ * destructor, which take the library's lock with the loader's held.
+ */
+static int loader_child(void *arg)
+{
+	pthread_t t;
+	void *ret;
+	int i;
+
+	(void)arg;
+	if (!freopen("/dev/null", "w", stderr))
+		return 2;
+	if (pthread_create(&t, NULL, load_loop, NULL))
+		return 3;
+	for (i = 0; i < 400; i++) {
+		static_branch_enable(&k_ro);	/* refused: read-only */
+		statickeys_seal();
+	}
+	pthread_join(t, &ret);
+	return ret ? 4 : 0;
+}
+
+static void test_loader_lock(void)
+{
+	int st = hard_child(loader_child, NULL, 60);
+
+	tap_ok(st == 0, "refusals naming keys while plugins load and unload: no deadlock (%s)",
+	       hard_status(st));
+}
+
+/* ---- 3. reference counts ---- */
+
+#define COUNT_LOOPS	100000
+
+static void *fast_user(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < COUNT_LOOPS; i++)
+		if (static_key_fast_inc_not_disabled(&k_count.key))
+			static_key_slow_dec(&k_count.key);
+	return NULL;
+}
+
+static void *slow_user(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < COUNT_LOOPS / 4; i++) {
+		static_branch_inc(&k_count);
+		static_branch_dec(&k_count);
+	}
+	return NULL;
+}
+
+static void *deferred_user(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < COUNT_LOOPS / 10; i++) {
+		static_branch_inc(&k_deferred.key);
+		static_branch_slow_dec_deferred(&k_deferred);
+	}
+	return NULL;
+}
+
+static void test_counts(void)
+{
+	pthread_t t[4];
+	int i, n, wait;
+
+	static_branch_inc(&k_count);		/* the test's own reference */
+	pthread_create(&t[0], NULL, fast_user, NULL);
+	pthread_create(&t[1], NULL, fast_user, NULL);
+	pthread_create(&t[2], NULL, slow_user, NULL);
+	pthread_create(&t[3], NULL, slow_user, NULL);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	n = static_key_count(&k_count.key);
+	tap_ok(n == 1, "fast and slow increments from 4 threads: count %d, expected 1", n);
+	static_branch_dec(&k_count);
+	tap_ok(statickeys_last_error() == 0 && !static_key_enabled(&k_count) &&
+	       run_count() == 0,
+	       "the test's own reference drops last: key off, site off (error %d)",
+	       statickeys_last_error());
+
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, deferred_user, NULL);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	/* Delayed by 1 ms: flush, then give the worker a bounded while. */
+	static_key_deferred_flush(&k_deferred);
+	for (wait = 0; wait < 2000 && static_key_count(&k_deferred.key.key);
+	     wait++)
+		usleep(1000);
+	n = static_key_count(&k_deferred.key.key);
+	tap_ok(n == 0 && run_deferred() == 0,
+	       "deferred keys used from 3 threads: count %d and site off once every user left",
+	       n);
+}
+
+/* ---- 6. deferred work in an object that goes away ---- */
+
+static int unload_child(void *arg)
+{
+	void (*use)(void);
+	void *h;
+
+	(void)arg;
+	h = dlopen(HARD_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 2;
+	use = (void (*)(void))dlsym(h, "plugin_use_and_drop");
+	if (!use)
+		return 3;
+	use();			/* a decrement now pending for 50 ms */
+	dlclose(h);		/* ... in memory that is unmapped now */
+	usleep(200 * 1000);	/* the worker would have run it by now */
+	h = dlopen(HARD_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 4;
+	dlclose(h);
+	return 0;
+}
+
+static void test_deferred_unload(void)
+{
+	int st = hard_child(unload_child, NULL, 20);
+
+	tap_ok(st == 0, "dlclose() with a delayed decrement pending in the object: the process lives on (%s)",
+	       hard_status(st));
+}
+
+/* ---- 7. the program's own SIGTRAP handler ---- */
+
+static volatile int h0_calls, h_calls;
+static struct sigaction h_old;
+
+static void h0(int sig)
+{
+	(void)sig;
+	h0_calls++;
+}
+
+/* A polite handler: it passes what it does not own to its predecessor. */
+static void h(int sig, siginfo_t *info, void *uc)
+{
+	h_calls++;
+	if (h_old.sa_flags & SA_SIGINFO)
+		h_old.sa_sigaction(sig, info, uc);
+	else if (h_old.sa_handler != SIG_DFL && h_old.sa_handler != SIG_IGN)
+		h_old.sa_handler(sig);
+}
+
+static int chain_child(void *arg)
+{
+	struct sigaction sa;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h0;
+	sigaction(SIGTRAP, &sa, NULL);
+	static_branch_enable(&k_trap);		/* the library installs itself */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = h;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &h_old);	/* ... and is replaced */
+	static_branch_disable(&k_trap);		/* ... and installs itself again */
+	raise(SIGTRAP);				/* a trap nobody patched */
+	return (h_calls == 1 ? 0 : BAD(0)) | (h0_calls == 1 ? 0 : BAD(1)) |
+	       (!statickeys_last_error() ? 0 : BAD(2));
+}
+
+static void test_trap_chain(void)
+{
+	int st = hard_child(chain_child, NULL, 20);
+
+	tap_ok(st == 0, "a foreign SIGTRAP reaches each of the program's chained handlers exactly once (%s)",
+	       hard_status(st));
+}
+
+/* ---- 8. a sandbox without membarrier and mprotect ---- */
+
+struct sync_result {
+	int no_seccomp, err, enabled, site;
+	unsigned long steps_before, steps_after;
+};
+
+static struct sync_result *sr;
+
+static int sync_child(void *arg)
+{
+	const int nrs[] = { __NR_membarrier, __NR_mprotect };
+	struct statickeys_stats s;
+
+	(void)arg;
+	if (!freopen("/dev/null", "w", stderr))
+		return 2;
+	static_branch_enable(&k_first);		/* method and barrier chosen */
+	if (hard_deny(nrs, 2, EPERM)) {
+		sr->no_seccomp = 1;
+		return 0;
+	}
+	statickeys_get_stats(&s);
+	sr->steps_before = s.sync_steps;
+	static_branch_enable(&k_sync);
+	sr->err = statickeys_last_error();
+	sr->enabled = static_key_enabled(&k_sync);
+	sr->site = run_sync();
+	statickeys_get_stats(&s);
+	sr->steps_after = s.sync_steps;
+	return 0;
+}
+
+static void test_no_serialization(void)
+{
+	int st;
+
+	memset(sr, 0, sizeof(*sr));
+	st = hard_child(sync_child, NULL, 20);
+	if (st == 0 && sr->no_seccomp) {
+		tap_skip("no seccomp here (qemu-user)",
+			 "no way to serialize: change refused, key and site unchanged");
+		return;
+	}
+	tap_ok(st == 0 && sr->err == EACCES && !sr->enabled && sr->site == 0 &&
+	       sr->steps_after == sr->steps_before,
+	       "no way to serialize: change refused (error %d, want EACCES), key %d, site %d, steps counted %lu (%s)",
+	       sr->err, sr->enabled, sr->site,
+	       sr->steps_after - sr->steps_before, hard_status(st));
+}
+
+int main(void)
+{
+	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	tap_plan(9);
+	test_descriptors();
+	test_loader_lock();
+	test_counts();
+	test_deferred_unload();
+	test_trap_chain();
+	test_no_serialization();
+	return tap_exit();
+}
