@@ -28,9 +28,12 @@ int statickeys_seal(void);
 /**
  * statickeys_last_error() - why the calling thread's last key change failed.
  *
- * 0 when it succeeded; EPERM for a sealed read-only key; EILSEQ when a site
- * did not hold the expected instruction; ERANGE for a decrement below zero;
- * EACCES when no method could write code in this process.
+ * 0 when it succeeded.  Otherwise the key kept its state, and the reason is
+ * one of: EPERM, a sealed read-only key; EILSEQ, a site does not hold the
+ * expected instruction (a debugger's breakpoint included); ERANGE, a count
+ * would leave its range; EACCES, code cannot be written or the threads
+ * cannot be serialized here; EIO, a write failed part-way and was undone;
+ * ENOMEM.  Nothing else is ever returned.
  */
 int statickeys_last_error(void);
 

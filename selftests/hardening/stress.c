@@ -50,7 +50,7 @@ static int (*volatile child_site)(void) = s_child;
 static struct { unsigned long seq; int state; } settled[NR_KEYS];
 
 static volatile int stop;
-static unsigned long runs, checked, wrong, toggles, toggle_errors;
+static unsigned long runs, checked, wrong, wrong_self, toggles, toggle_errors;
 static unsigned long incdec, forks, hangs, fork_failures, loads;
 static const char *plugin;
 
@@ -79,7 +79,7 @@ static void *toggler(void *arg)
 			add(&toggle_errors, 1);
 		/* After the call returns, this thread sees the new path. */
 		if (sites[k]() != on)
-			add(&wrong, 1);
+			add(&wrong_self, 1);
 		settled[k].state = on;
 		__atomic_fetch_add(&settled[k].seq, 1, __ATOMIC_ACQ_REL);
 		add(&toggles, 1);
@@ -197,6 +197,15 @@ static void *forker(void *arg)
 int main(int argc, char **argv)
 {
 	unsigned int secs = argc > 1 ? (unsigned int)atoi(argv[1]) : 20;
+	/*
+	 * Under qemu-user the guest's threads are host threads running
+	 * translated code, and the emulator does not order a code change in
+	 * one thread with the next run in another (multi-threaded TCG; see
+	 * Documentation/whole-system.rst): what other threads see is printed
+	 * but not judged there, and neither is fork() with threads, which
+	 * qemu-user 7.2 can abort in.  Concurrency is judged natively.
+	 */
+	bool emulated = getenv("STRESS_EMULATED") != NULL;
 	pthread_t t[32];
 	int n = 0, i, lost_count, lost_deferred;
 
@@ -228,23 +237,26 @@ int main(int argc, char **argv)
 	printf("stress: method %s, %u s, %d threads on %ld cores\n",
 	       statickeys_text_poke_method(), secs, n,
 	       sysconf(_SC_NPROCESSORS_ONLN));
-	printf("stress: site runs %lu, checked %lu, wrong %lu\n", runs,
-	       checked, wrong);
+	printf("stress: site runs %lu, checked %lu, wrong %lu (other threads), %lu (the toggling thread)%s\n",
+	       runs, checked, wrong, wrong_self,
+	       emulated ? "; other threads not judged under qemu-user" : "");
 	printf("stress: toggles %lu (errors %lu), inc/dec %lu, lost counts %d, deferred left %d\n",
 	       toggles, toggle_errors, incdec, lost_count, lost_deferred);
 	printf("stress: plugin loads %lu, forks %lu (failed %lu), hangs %lu\n",
 	       loads, forks, fork_failures, hangs);
 	tap_plan(5);
-	tap_ok(wrong == 0 && checked > 0, "wrong observations: %lu of %lu checked",
-	       wrong, checked);
+	tap_ok((wrong == 0 || emulated) && wrong_self == 0 && checked > 0,
+	       "wrong observations: %lu of %lu checked%s, %lu by the toggling thread",
+	       wrong, checked, emulated ? " (not judged under qemu-user)" : "",
+	       wrong_self);
 	tap_ok(toggle_errors == 0 && toggles > 0, "toggle errors: %lu of %lu",
 	       toggle_errors, toggles);
 	tap_ok(lost_count == 0 && lost_deferred == 0,
 	       "lost counts: %d, deferred count left: %d", lost_count,
 	       lost_deferred);
-	tap_ok(hangs == 0 && fork_failures == 0 && forks > 0,
-	       "forked children: %lu, hung %lu, failed %lu", forks, hangs,
-	       fork_failures);
+	tap_ok(hangs == 0 && (fork_failures == 0 || emulated) && forks > 0,
+	       "forked children: %lu, hung %lu, failed %lu%s", forks, hangs,
+	       fork_failures, emulated ? " (failures not judged under qemu-user)" : "");
 	tap_ok(!plugin || loads > 0, "plugin loads: %lu", loads);
 	return tap_exit();
 }
