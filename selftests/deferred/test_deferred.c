@@ -39,14 +39,19 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Wait until @key is disabled, at most POLL_LIMIT_MS; 0 if it never was. */
+/*
+ * Wait until @key is disabled and its site off, at most POLL_LIMIT_MS; 0 if
+ * it never was.  As in the kernel, the count reads 0 as soon as the last
+ * user drops, while the sites are still being switched off: the site is
+ * what says the decrement finished.
+ */
 static int wait_disabled(struct static_key *key)
 {
 	struct timespec ms = { 0, 1000000 };
 	int i;
 
 	for (i = 0; i < POLL_LIMIT_MS; i++) {
-		if (!static_key_enabled(key))
+		if (!static_key_enabled(key) && !site_old())
 			return 1;
 		nanosleep(&ms, NULL);
 	}
