@@ -132,6 +132,15 @@ static inline int sk_reserve(void **arr, size_t *cap, size_t used,
 	return 0;
 }
 
+/*
+ * sk_sort_queue() - order a patch queue by address: @n records of @size
+ * bytes, each starting with its uintptr_t address.  The core queues a key's
+ * sites object by object, each object's already in address order, so the
+ * queue is a few sorted runs: they are merged (O(n log runs)), and a
+ * sorted queue costs one pass.  0, or -ENOMEM with the queue unchanged.
+ */
+__hidden int sk_sort_queue(void **queue, size_t n, size_t size);
+
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);

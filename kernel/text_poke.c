@@ -188,6 +188,15 @@ const char *sk_text_poke_method(void)
 	return method_names[method];
 }
 
+/* The address a queue record starts with. */
+static uintptr_t rec_addr(const char *rec)
+{
+	uintptr_t a;
+
+	memcpy(&a, rec, sizeof(a));
+	return a;
+}
+
 static void restore_segments(void)
 {
 	while (nr_open) {
@@ -199,25 +208,36 @@ static void restore_segments(void)
 	}
 }
 
-static int open_segment(uintptr_t addr, size_t cap)
+/*
+ * Make the segment holding @addr writable, unless it is open already; @ps
+ * is the page size.  *@last remembers the segment opened or found last:
+ * a batch's sites are in address order, so most sites fall in it.
+ */
+static int open_segment(uintptr_t addr, size_t cap, long ps,
+			struct open_seg **last)
 {
-	long ps = sysconf(_SC_PAGESIZE);
 	uintptr_t start, end;
 	size_t i;
-	int prot = sk_text_segment(addr, &start, &end);
+	int prot;
 
+	if (*last && addr >= (*last)->start && addr < (*last)->end)
+		return 0;
+	prot = sk_text_segment(addr, &start, &end);
 	if (prot < 0)
 		return -EFAULT;
 	start &= ~(uintptr_t)(ps - 1);
 	end = (end + ps - 1) & ~(uintptr_t)(ps - 1);
 	for (i = 0; i < nr_open; i++)
-		if (open_segs[i].start == start)
+		if (open_segs[i].start == start) {
+			*last = &open_segs[i];
 			return 0;
+		}
 	if (nr_open == cap)
 		return -ENOMEM;
 	if (mprotect((void *)start, end - start, prot | PROT_WRITE))
 		return -errno;
-	open_segs[nr_open++] = (struct open_seg){ start, end, prot };
+	open_segs[nr_open] = (struct open_seg){ start, end, prot };
+	*last = &open_segs[nr_open++];
 	return 0;
 }
 
@@ -225,19 +245,21 @@ static int open_segment(uintptr_t addr, size_t cap)
 static int open_segments_for(const void *sites, size_t n, size_t stride,
 			     size_t len)
 {
+	struct open_seg *last = NULL;
+	long ps = sysconf(_SC_PAGESIZE);
 	size_t i, cap = 2 * n;
 	int err = 0;
+	struct open_seg *v = realloc(open_segs, cap * sizeof(*open_segs));
 
-	open_segs = realloc(open_segs, cap * sizeof(*open_segs));
-	if (!open_segs)
+	if (!v)
 		return -ENOMEM;
+	open_segs = v;
 	for (i = 0; i < n && !err; i++) {
-		uintptr_t addr = *(const uintptr_t *)((const char *)sites +
-						      i * stride);
+		uintptr_t addr = rec_addr((const char *)sites + i * stride);
 
-		err = open_segment(addr, cap);
+		err = open_segment(addr, cap, ps, &last);
 		if (!err)
-			err = open_segment(addr + len - 1, cap);
+			err = open_segment(addr + len - 1, cap, ps, &last);
 	}
 	if (err)
 		restore_segments();
@@ -318,6 +340,58 @@ void sk_text_poke_end(void)
 {
 	if (method == POKE_MPROTECT)
 		restore_segments();
+}
+
+/* ---- the order of a batch ---- */
+
+/* End of the sorted run that starts at record @i. */
+static size_t run_end(const char *q, size_t i, size_t n, size_t size)
+{
+	for (i++; i < n && rec_addr(q + (i - 1) * size) <= rec_addr(q + i * size);
+	     i++)
+		;
+	return i;
+}
+
+/* Merge the sorted runs [a, m) and [m, b) of @from into @to. */
+static void merge_runs(const char *from, char *to, size_t a, size_t m,
+		       size_t b, size_t size)
+{
+	size_t i = a, j = m, k = a;
+
+	while (i < m || j < b) {
+		bool left = j >= b || (i < m && rec_addr(from + i * size) <=
+						rec_addr(from + j * size));
+		size_t src = left ? i++ : j++;
+
+		memcpy(to + k++ * size, from + src * size, size);
+	}
+}
+
+int sk_sort_queue(void **queue, size_t n, size_t size)
+{
+	char *q = *queue, *tmp;
+	size_t a, m, b;
+	bool merged;
+
+	if (n < 2 || run_end(q, 0, n, size) == n)
+		return 0;
+	tmp = malloc(n * size);
+	if (!tmp)
+		return -ENOMEM;
+	/* Merge neighbouring runs pairwise until one is left. */
+	do {
+		merged = false;
+		for (a = 0; a < n; a = b) {
+			m = run_end(q, a, n, size);
+			b = m < n ? run_end(q, m, n, size) : m;
+			merge_runs(q, tmp, a, m, b, size);
+			merged |= m < n;
+		}
+		memcpy(q, tmp, n * size);
+	} while (merged && run_end(q, 0, n, size) < n);
+	free(tmp);
+	return 0;
 }
 
 /* ---- core serialization ---- */

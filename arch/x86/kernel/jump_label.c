@@ -46,6 +46,7 @@ struct batch {
 
 static struct x86_site *queue;
 static size_t nr_queued, queue_cap;
+static bool merge_writes = true;	/* see write_step() */
 
 static struct batch the_batch;
 static struct batch *live;
@@ -128,6 +129,13 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 void arch_jump_label_transform_discard(void)
 {
 	nr_queued = 0;
+}
+
+static void __attribute__((constructor)) merge_setup(void)
+{
+	const char *env = secure_getenv("STATICKEYS_MERGE_WRITES");
+
+	merge_writes = !env || strcmp(env, "0");
 }
 
 /* A fork() child has none of the threads that were in the handler. */
@@ -311,12 +319,6 @@ static int install_trap_handler(void)
 
 /* ---- the protocol ---- */
 
-static int cmp_site(const void *a, const void *b)
-{
-	const struct x86_site *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
 
 /*
  * The protocol, for the whole batch at once (three serializing steps
@@ -334,34 +336,68 @@ static int cmp_site(const void *a, const void *b)
  * that reached step 2, then the old first byte; a thread trapping meanwhile
  * emulates the old instruction.
  */
+/*
+ * The bytes a site holds after @step, forwards, and after undoing @step:
+ * each step changes only the first byte or only the tail.
+ *
+ *   step  forwards             undoing (sites that reached the step)
+ *   1     INT3 + old tail      old first byte + old tail
+ *   2     INT3 + new tail      INT3 + old tail
+ *   3     new insn             INT3 + new tail
+ */
+static void step_bytes(const struct x86_site *s, int step, bool undo,
+		       uint8_t *out)
+{
+	const uint8_t *tail = (step == 1 || (undo && step == 2)) ? s->old : s->insn;
+
+	memcpy(out, tail, JUMP_LABEL_NOP_SIZE);
+	if (undo && step == 1)
+		out[0] = s->old[0];
+	else if (step < 3 || undo)
+		out[0] = INT3;
+}
+
+/* Whether @s takes part in @step: undoing touches only what was done. */
+static bool in_step(const struct x86_site *s, int step, bool undo)
+{
+	return !undo || s->done >= step;
+}
+
+/*
+ * One step over the whole queue.  Sites that touch each other are written
+ * with one write of their whole instructions (a write costs the same
+ * whatever its length: issue #12), and every byte written belongs to a site
+ * of the batch; within it, only the bytes the step changes change value.
+ * STATICKEYS_MERGE_WRITES=0 writes site by site, for comparison.  A failed
+ * write marks its sites as reached, so that undoing rewrites them: writing
+ * a site's old bytes back is harmless.
+ */
 static int write_step(int step, bool undo)
 {
-	static const uint8_t int3 = INT3;
-	size_t i, tail = JUMP_LABEL_NOP_SIZE - 1;
+	uint8_t buf[64 * JUMP_LABEL_NOP_SIZE];
+	size_t i = 0, j, k;
 	int err = install_trap_handler();
 
-	for (i = 0; i < nr_queued && !err; i++) {
-		struct x86_site *s = &queue[i];
-
-		if (!undo) {
-			if (step == 1)
-				err = sk_text_poke(s->addr, &int3, 1);
-			else if (step == 2)
-				err = sk_text_poke(s->addr + 1, s->insn + 1, tail);
-			else
-				err = sk_text_poke(s->addr, s->insn, 1);
-			/* A failed write of a tail or a first byte is undone too. */
-			if (!err || step > 1)
-				s->done = step;
-		} else if (step == 3 && s->done == 3) {
-			err = sk_text_poke(s->addr, &int3, 1);
-		} else if (step == 2 && s->done >= 2) {
-			err = sk_text_poke(s->addr + 1, s->old + 1, tail);
-		} else if (step == 1 && s->done >= 1) {
-			err = sk_text_poke(s->addr, s->old, 1);
-			if (!err)
-				s->done = 0;
+	while (i < nr_queued && !err) {
+		if (!in_step(&queue[i], step, undo)) {
+			i++;
+			continue;
 		}
+		for (j = i + 1; merge_writes && j < nr_queued &&
+		     j - i < 64 && in_step(&queue[j], step, undo) &&
+		     queue[j].addr == queue[j - 1].addr + JUMP_LABEL_NOP_SIZE; j++)
+			;
+		for (k = i; k < j; k++)
+			step_bytes(&queue[k], step, undo,
+				   buf + (k - i) * JUMP_LABEL_NOP_SIZE);
+		err = sk_text_poke(queue[i].addr, buf,
+				   (j - i) * JUMP_LABEL_NOP_SIZE);
+		for (k = i; k < j; k++)
+			queue[k].done = undo ? (uint8_t)(step - 1) : (uint8_t)step;
+		if (err && undo)
+			for (k = i; k < j; k++)
+				queue[k].done = (uint8_t)step;
+		i = j;
 	}
 	return err;
 }
@@ -441,8 +477,9 @@ int arch_jump_label_transform_apply(void)
 
 	if (!nr_queued)
 		return 0;
-	qsort(queue, nr_queued, sizeof(*queue), cmp_site);
-	err = install_trap_handler();
+	err = sk_sort_queue((void **)&queue, nr_queued, sizeof(*queue));
+	if (!err)
+		err = install_trap_handler();
 	if (!err)
 		err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
 					 JUMP_LABEL_NOP_SIZE);
