@@ -7,6 +7,10 @@
 #include <linux/jump_label.h>
 #include <linux/jump_label_ratelimit.h>
 
+int plugin_site(void);
+int plugin_deferred_site(void);
+void plugin_use_and_drop(void);
+
 DEFINE_STATIC_KEY_FALSE(plugin_key);
 DEFINE_STATIC_KEY_DEFERRED_FALSE(plugin_deferred, HZ / 20);
 
