@@ -141,6 +141,9 @@ static inline int sk_reserve(void **arr, size_t *cap, size_t used,
  */
 __hidden int sk_sort_queue(void **queue, size_t n, size_t size);
 
+/* jump_label_unlock() without its cancellation point, for multi-step paths. */
+__hidden void __jump_label_unlock(void);
+
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);

@@ -161,12 +161,24 @@ static void print_held_warnings(void)
 	nr_held = 0;
 }
 
+/*
+ * A thread cancelled inside an update would leave the mutex locked and the
+ * sites half-written (pwrite() and open() are cancellation points): the
+ * holder of the lock cannot be cancelled, and a pending cancellation acts
+ * when jump_label_unlock() returns.
+ */
+static __thread int lock_cancel_state;
+
 /**
  * jump_label_lock() - take the lock that serialises all key updates.
  */
 SK_EXPORT void jump_label_lock(void)
 {
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&jump_label_mutex);
+	lock_cancel_state = old;
 	lock_owner = pthread_self();
 	__atomic_store_n(&lock_held, true, __ATOMIC_RELAXED);
 }
@@ -175,12 +187,28 @@ SK_EXPORT void jump_label_lock(void)
  * jump_label_unlock() - release the lock taken by jump_label_lock(), then
  * print the messages held while it was taken.
  */
-SK_EXPORT void jump_label_unlock(void)
+void __jump_label_unlock(void)
 {
+	int old = lock_cancel_state;
+
 	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&jump_label_mutex);
 	if (nr_held)
 		print_held_warnings();
+	pthread_setcancelstate(old, NULL);
+}
+
+/*
+ * The end of a whole operation (a key change, or the caller's own
+ * jump_label_lock() section) is a cancellation point: a cancellation that
+ * arrived meanwhile acts here, with everything consistent.  The library's
+ * own multi-step paths (registration, deferred work) use
+ * __jump_label_unlock(), which is not.
+ */
+SK_EXPORT void jump_label_unlock(void)
+{
+	__jump_label_unlock();
+	pthread_testcancel();
 }
 
 static bool jump_label_lock_is_mine(void)
@@ -225,7 +253,7 @@ static void fork_release(bool child)
 	}
 	if (fork_took_lock) {
 		fork_took_lock = false;
-		jump_label_unlock();
+		__jump_label_unlock();
 	}
 	if (child)
 		__sk_params_fork_child();
@@ -958,7 +986,7 @@ static bool seal_handle(const void *handle)
 		stop = o->ro_stop;
 		memcpy(name, o->name, sizeof(name));
 	}
-	jump_label_unlock();
+	__jump_label_unlock();
 	if (!found)
 		return false;
 	if (start != stop)
@@ -970,7 +998,7 @@ static bool seal_handle(const void *handle)
 		seal_object(o, copies, n);
 	else
 		free(copies);
-	jump_label_unlock();
+	__jump_label_unlock();
 	return found;
 }
 
@@ -1017,7 +1045,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 
 	jump_label_lock();
 	if (find_object(id)) {
-		jump_label_unlock();
+		__jump_label_unlock();
 		free(o);
 		return;
 	}
@@ -1026,7 +1054,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	o->next = objects;
 	objects = o;
 	sync_object(o);
-	jump_label_unlock();
+	__jump_label_unlock();
 
 	if (d->param_start != d->param_stop)
 		__sk_params_register_object(d->param_start, d->param_stop,
@@ -1057,7 +1085,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 		nsegs = o->nsegs;
 		memcpy(segs, o->segs, sizeof(segs));
 	}
-	jump_label_unlock();
+	__jump_label_unlock();
 	if (!o)
 		return;
 	while (nsegs--)
@@ -1070,7 +1098,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 			break;
 		}
 	}
-	jump_label_unlock();
+	__jump_label_unlock();
 	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);
 	free(o->copies);
@@ -1092,7 +1120,7 @@ SK_EXPORT int statickeys_seal(void)
 		for (o = objects; o && o->sealed; o = o->next)
 			;
 		handle = o ? o->handle : NULL;
-		jump_label_unlock();
+		__jump_label_unlock();
 		if (!handle)
 			return n;
 		n += seal_handle(handle);

@@ -2,6 +2,12 @@
 /*
  * Delayed decrements of deferred keys, run by one library thread started on
  * first use.  The pending list is kept in due-time order.
+ *
+ * A decrement is taken off the list and made in one critical section of
+ * jump_label_mutex (the worker, a flush, an object going away all do it
+ * so): whoever holds the mutex, fork()'s handler included, sees every
+ * decrement either still pending or made, never in flight.  Lock order:
+ * jump_label_mutex, then work_lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,9 +20,7 @@
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cond;
-static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static struct delayed_work *pending;
-static struct delayed_work *running;	/* the decrement in progress */
 static bool worker_started;
 
 static unsigned long long now_ns(void)
@@ -41,6 +45,26 @@ static void unlink_work(struct delayed_work *w)
 	w->pending = 0;
 }
 
+/*
+ * Take @w off the list and make its decrement, with jump_label_mutex held
+ * by the caller and work_lock not held.  False if @w is not pending (a
+ * flush or an unloading object got to it first).
+ */
+static bool run_work(struct delayed_work *w)
+{
+	struct static_key *key = NULL;
+
+	pthread_mutex_lock(&work_lock);
+	if (w->pending) {
+		key = w->key;
+		unlink_work(w);
+	}
+	pthread_mutex_unlock(&work_lock);
+	if (key)
+		static_key_slow_dec_cpuslocked(key);
+	return key != NULL;
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -59,13 +83,18 @@ static void *worker(void *arg)
 			pthread_cond_timedwait(&work_cond, &work_lock, &ts);
 			continue;
 		}
-		unlink_work(w);
-		running = w;
+		/* Due: retake the locks in their order, and look again. */
 		pthread_mutex_unlock(&work_lock);
-		static_key_slow_dec(w->key);
+		jump_label_lock();
 		pthread_mutex_lock(&work_lock);
-		running = NULL;
-		pthread_cond_broadcast(&done_cond);
+		if (pending == w && w->due_ns <= now_ns()) {
+			pthread_mutex_unlock(&work_lock);
+			run_work(w);
+			pthread_mutex_lock(&work_lock);
+		}
+		pthread_mutex_unlock(&work_lock);
+		__jump_label_unlock();
+		pthread_mutex_lock(&work_lock);
 	}
 	return NULL;
 }
@@ -118,7 +147,6 @@ void sk_deferred_fork_parent(void)
 void sk_deferred_fork_child(void)
 {
 	worker_started = false;
-	running = NULL;
 	if (pending && start_worker())
 		sk_warn("cannot restart the deferred-key thread after fork()");
 	pthread_mutex_unlock(&work_lock);
@@ -130,32 +158,26 @@ static bool in_range(const void *p, uintptr_t start, uintptr_t end)
 }
 
 /*
- * An object is going away: its delayed decrements are owed, so run them
- * now rather than drop them, and wait for the one the worker may be
- * running.  Afterwards nothing pending points into [@start, @end).
+ * An object is going away: its delayed decrements are owed, so make them
+ * now rather than drop them.  The worker makes its decrements holding
+ * jump_label_mutex: once we hold it, none is in progress in the object.
+ * Afterwards nothing pending points into [@start, @end).
  */
 void sk_deferred_flush_range(uintptr_t start, uintptr_t end)
 {
-	struct delayed_work *w, *due = NULL;
+	struct delayed_work *w;
 
-	pthread_mutex_lock(&work_lock);
-	while (running && in_range(running, start, end))
-		pthread_cond_wait(&done_cond, &work_lock);
+	jump_label_lock();
 	for (;;) {
+		pthread_mutex_lock(&work_lock);
 		for (w = pending; w && !in_range(w, start, end); w = w->next)
 			;
+		pthread_mutex_unlock(&work_lock);
 		if (!w)
 			break;
-		unlink_work(w);
-		w->next = due;
-		due = w;
+		run_work(w);
 	}
-	pthread_mutex_unlock(&work_lock);
-	while ((w = due)) {
-		due = w->next;
-		w->next = NULL;
-		static_key_slow_dec(w->key);
-	}
+	__jump_label_unlock();
 }
 
 /* Queue @w to run at @due_ns unless it is already pending. */
@@ -222,19 +244,11 @@ SK_EXPORT void __static_key_slow_dec_deferred(struct static_key *key,
  */
 SK_EXPORT void __static_key_deferred_flush(void *key, struct delayed_work *work)
 {
-	struct static_key *k = NULL;
-
 	(void)key;
-	pthread_mutex_lock(&work_lock);
-	while (running == work)
-		pthread_cond_wait(&done_cond, &work_lock);
-	if (work->pending) {
-		k = work->key;
-		unlink_work(work);
-	}
-	pthread_mutex_unlock(&work_lock);
-	if (k)
-		static_key_slow_dec(k);
+	/* The worker decrements under the mutex: none is half done now. */
+	jump_label_lock();
+	run_work(work);
+	jump_label_unlock();
 }
 
 /**

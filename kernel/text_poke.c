@@ -48,15 +48,17 @@ static bool probing;
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
 
 /*
- * The /proc/self/mem descriptor.  Programs close descriptors they do not
- * own (closefrom() in a daemon, a child after fork()) and get the number
- * back from their next open(): a number alone proves nothing.  The file is
- * known by its device and inode, checked before the first write of every
- * batch and of every step within one (@mem_checked is the serializing step
- * it was last checked at).  A descriptor that is no longer ours is dropped
- * without being closed (the number is the program's now) and a new one is
- * opened.
+ * The /proc/self/mem descriptor, open only for the duration of one batch:
+ * between updates the library holds no descriptor a program could close,
+ * reuse or mistake for its own (closefrom() in a daemon, its own
+ * /proc/self/mem, a child after fork()).  Within a batch it is known by its
+ * device, inode and process, checked with fstat() before the first write of
+ * every step (@mem_checked is the serializing step it was last checked at):
+ * a descriptor that is not ours any more is forgotten, never closed or
+ * written through, and a new one is opened.
  */
+#define POKE_TRIES	3	/* attempts at a write or an open */
+
 static int mem_fd = -1;
 static pid_t mem_fd_pid;
 static dev_t mem_dev;
@@ -87,23 +89,34 @@ static __attribute__((noinline)) bool probe_site(void)
 /* Called through a volatile pointer so that the site really executes. */
 static bool (*volatile probe_fn)(void) = probe_site;
 
-static bool mem_fd_is(int fd)
+static bool mem_fd_mine(void)
 {
 	struct stat st;
 
-	return fd >= 0 && !fstat(fd, &st) && st.st_dev == mem_dev &&
-	       st.st_ino == mem_ino;
+	return mem_fd >= 0 && mem_fd_pid == getpid() && !fstat(mem_fd, &st) &&
+	       st.st_dev == mem_dev && st.st_ino == mem_ino;
 }
 
-static int open_mem(void)
+static void close_mem(void)
+{
+	if (mem_fd_mine())
+		close(mem_fd);
+	mem_fd = -1;
+}
+
+static int open_mem_once(void)
 {
 	struct stat st;
 	int fd;
 
-	if (mem_fd_pid == getpid() && mem_fd_is(mem_fd))
+	if (mem_fd_mine())
 		return 0;
-	/* A child's copy of the parent's descriptor writes into the parent. */
-	if (mem_fd_pid != getpid() && mem_fd_is(mem_fd))
+	/*
+	 * Not ours any more: forgotten.  A fork() in the middle of a batch
+	 * (only the patching thread itself can) leaves the child the
+	 * parent's: it would write into the parent, and it is ours to close.
+	 */
+	if (mem_fd >= 0 && mem_fd_pid != getpid())
 		close(mem_fd);
 	mem_fd = -1;
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
@@ -120,6 +133,16 @@ static int open_mem(void)
 	mem_dev = st.st_dev;
 	mem_ino = st.st_ino;
 	return 0;
+}
+
+/* A descriptor closed under us between open() and fstat() is retried. */
+static int open_mem(void)
+{
+	int err = 0, i;
+
+	for (i = 0; i < POKE_TRIES && (err = open_mem_once()) == -EBADF; i++)
+		;
+	return err;
 }
 
 /* Flip the probe site with the candidate method and execute it. */
@@ -308,10 +331,35 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 	w = pwrite(mem_fd, bytes, len, (off_t)addr);
 	if (w == (ssize_t)len)
 		return 0;
+	/* Check (and replace) the descriptor before the next write: undoing. */
+	mem_checked = -1UL;
 	return w < 0 ? -errno : -EIO;
 }
 
+/*
+ * A write that reported success may not have landed: a program thread that
+ * closes descriptors can slip another file under the number between the
+ * check and the write.  So every write is read back; one that did not land
+ * is redone once through a descriptor opened and checked afresh.
+ */
+static int poke_once(uintptr_t addr, const void *bytes, size_t len);
+
 int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
+{
+	int err = 0, i;
+
+	for (i = 0; i < POKE_TRIES; i++) {
+		err = poke_once(addr, bytes, len);
+		if (!err && !memcmp((const void *)addr, bytes, len))
+			return 0;
+		if (!err)
+			err = -EIO;
+		mem_checked = -1UL;	/* a fresh, checked descriptor */
+	}
+	return err;
+}
+
+static int poke_once(uintptr_t addr, const void *bytes, size_t len)
 {
 	uint32_t word;
 
@@ -340,6 +388,8 @@ void sk_text_poke_end(void)
 {
 	if (method == POKE_MPROTECT)
 		restore_segments();
+	else if (method == POKE_PROCMEM)
+		close_mem();
 }
 
 /* ---- the order of a batch ---- */

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,55 +165,144 @@ static struct x86_site *find_site(const struct batch *b, uintptr_t a)
 /* ---- SIGTRAP: the library's handler and the program's ---- */
 
 /*
- * The dispositions the library displaced, oldest first.  The library
- * installs its handler before every batch if the program replaced it; the
- * handler the program had installed then goes on this stack.  A trap that
- * is not the library's goes to the newest displaced handler; if that one
- * chains to its predecessor (the library's handler: the usual etiquette),
- * the nested call goes one further down, and below the oldest comes the
- * default action.  So every handler runs once per foreign trap, and none
- * loops.  @chain_depth is per thread: how many of the stack this trap has
- * been through.
+ * The dispositions the library displaced, oldest first, each once.  The
+ * library installs its handler before every step of an update if it is not
+ * installed; the disposition it finds goes on this stack, unless it is on it
+ * already (a program re-asserting its handler), in which case whatever
+ * stood above it is dropped: the program went back to it.  A trap that is
+ * not the library's goes to the newest; if that one chains to its
+ * predecessor (the library's handler: the usual etiquette), the call goes
+ * one further down, and below the oldest comes the default action.  So
+ * every handler runs once per trap and none loops.
+ *
+ * The stack grows under jump_label_mutex; a handler reads it lock-free, so
+ * an array it may be reading is never freed (it only grows, rarely).
  */
-#define NR_DISPLACED	16
+static struct sigaction *displaced;
+static int nr_displaced, displaced_cap;
 
-static struct sigaction displaced[NR_DISPLACED];
-static int nr_displaced;
-static __thread int chain_depth __attribute__((tls_model("initial-exec")));
+/*
+ * The traps this thread is passing down the stack: a chained call back
+ * into the library's handler comes with the same siginfo.  A new trap
+ * (SA_NODEFER lets one happen in a signal handler that interrupted the
+ * library's) comes with its own.
+ */
+struct chain {
+	const siginfo_t *info;
+	int next;		/* how many of the stack it has been through */
+};
+
+#define NR_CHAINS	4
+static __thread struct chain chains[NR_CHAINS]
+	__attribute__((tls_model("initial-exec")));
+static __thread int nr_chains __attribute__((tls_model("initial-exec")));
 
 static void trap_handler(int sig, siginfo_t *info, void *ucv);
 
 static void default_action(int sig)
 {
 	struct sigaction dfl;
+	sigset_t set;
 
-	/* Delivered when the handler returns: the signal is blocked now. */
+	/* Delivered when the handler returns, or now if not blocked. */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	raise(sig);
 }
 
-static void chain_trap(int sig, siginfo_t *info, void *uc)
+/* Call the next displaced handler for this trap as the kernel would. */
+static void chain_next(int sig, siginfo_t *info, void *uc, struct chain *c)
 {
-	int i = nr_displaced - 1 - chain_depth;
-	struct sigaction *sa;
+	int n = __atomic_load_n(&nr_displaced, __ATOMIC_ACQUIRE);
+	struct sigaction *v = __atomic_load_n(&displaced, __ATOMIC_ACQUIRE);
+	int i = n - 1 - c->next++;
+	struct sigaction sa;
+	sigset_t mask, old;
 
 	if (i < 0) {
 		default_action(sig);
 		return;
 	}
-	sa = &displaced[i];
-	chain_depth++;
-	if ((sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction != trap_handler)
-		sa->sa_sigaction(sig, info, uc);
-	else if (sa->sa_flags & SA_SIGINFO)
-		chain_trap(sig, info, uc);	/* ours again: skip it */
-	else if (sa->sa_handler == SIG_DFL)
+	sa = v[i];
+	if ((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == trap_handler) {
+		chain_next(sig, info, uc, c);	/* ours: skip it */
+		return;
+	}
+	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL) {
 		default_action(sig);
-	else if (sa->sa_handler != SIG_IGN)
-		sa->sa_handler(sig);
-	chain_depth--;
+		return;
+	}
+	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN)
+		return;
+	/* One-shot handlers are reset when delivered, as by the kernel. */
+	if (sa.sa_flags & SA_RESETHAND) {
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].sa_handler = SIG_DFL;
+	}
+	mask = sa.sa_mask;
+	if (!(sa.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	if (sa.sa_flags & SA_SIGINFO)
+		sa.sa_sigaction(sig, info, uc);
+	else
+		sa.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A trap that is not the library's: down the displaced stack, once. */
+static void chain_trap(int sig, siginfo_t *info, void *uc)
+{
+	struct chain *c;
+
+	if (nr_chains == NR_CHAINS) {
+		default_action(sig);
+		return;
+	}
+	c = &chains[nr_chains++];
+	c->info = info;
+	c->next = 0;
+	chain_next(sig, info, uc, c);
+	nr_chains--;
+}
+
+static bool same_action(const struct sigaction *a, const struct sigaction *b)
+{
+	if ((a->sa_flags ^ b->sa_flags) & SA_SIGINFO)
+		return false;
+	return a->sa_flags & SA_SIGINFO ? a->sa_sigaction == b->sa_sigaction
+					: a->sa_handler == b->sa_handler;
+}
+
+/* Push @cur on the displaced stack; -ENOMEM if it cannot grow. */
+static int displace(const struct sigaction *cur)
+{
+	int i;
+
+	for (i = nr_displaced - 1; i >= 0; i--)
+		if (same_action(&displaced[i], cur)) {
+			displaced[i] = *cur;
+			__atomic_store_n(&nr_displaced, i + 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+	if (nr_displaced == displaced_cap) {
+		int cap = displaced_cap ? 2 * displaced_cap : 8;
+		struct sigaction *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (nr_displaced)
+			memcpy(v, displaced, nr_displaced * sizeof(*v));
+		__atomic_store_n(&displaced, v, __ATOMIC_RELEASE);
+		displaced_cap = cap;	/* the old array stays: see above */
+	}
+	displaced[nr_displaced] = *cur;
+	__atomic_store_n(&nr_displaced, nr_displaced + 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /*
@@ -251,8 +341,11 @@ static void trap_handler(int sig, siginfo_t *info, void *ucv)
 	uintptr_t site = (uintptr_t)*rip - 1;
 	const struct batch *b;
 
-	if (chain_depth || (info->si_code != SI_KERNEL &&
-			    info->si_code != TRAP_BRKPT)) {
+	if (nr_chains && chains[nr_chains - 1].info == info) {
+		chain_next(sig, info, ucv, &chains[nr_chains - 1]);
+		return;
+	}
+	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT) {
 		chain_trap(sig, info, ucv);
 		return;
 	}
@@ -297,23 +390,19 @@ static int install_trap_handler(void)
 		return -EACCES;
 	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
 		return 0;
-	if (nr_displaced == NR_DISPLACED) {
-		/* Forget the oldest: its successors chained past it anyway. */
-		memmove(displaced, displaced + 1,
-			(NR_DISPLACED - 1) * sizeof(*displaced));
-		nr_displaced--;
-	}
+	if (displace(&cur))
+		return -ENOMEM;
+	/*
+	 * SA_NODEFER: a signal handler that interrupts this one may run a
+	 * site that holds INT3; with SIGTRAP blocked the kernel would kill
+	 * the process.  chain_next() blocks it for the program's handlers.
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	displaced[nr_displaced] = cur;
-	/* Published before the handler can run with it. */
-	__atomic_store_n(&nr_displaced, nr_displaced + 1, __ATOMIC_RELEASE);
-	if (sigaction(SIGTRAP, &sa, NULL)) {
-		nr_displaced--;
+	if (sigaction(SIGTRAP, &sa, NULL))
 		return -EACCES;
-	}
 	return 0;
 }
 
