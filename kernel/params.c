@@ -771,27 +771,29 @@ void __sk_params_fork_parent(void)
 }
 
 /*
- * Only the forking thread lives on in the child.  Both locks start afresh
- * (sk_apply_lock held again if that thread was applying a line: it goes
- * on with it), and registrations that other threads were doing are over:
- * their objects take the next line like any other.  References those
+ * Only the forking thread lives on in the child, and it holds what
+ * prepare took.  sk_apply_lock stays held if that thread was applying a
+ * line (it goes on with it); if another thread held it (prepare skipped
+ * it), it starts afresh.  Registrations that other threads were doing are
+ * over: their objects take the next line like any other.  References those
  * threads held are leaked, never freed twice.
  */
 void __sk_params_fork_child(void)
 {
 	struct sk_object *obj;
 
-	pthread_mutex_init(&sk_params_lock, NULL);
-	pthread_mutex_init(&sk_apply_lock, NULL);
-	if (sk_apply_owner)
-		pthread_mutex_lock(&sk_apply_lock);
-	sk_fork_took_apply = false;
 	for (obj = sk_objects; obj; obj = obj->next) {
 		if (obj->registering && obj->owner != &sk_self) {
 			obj->registering = false;
 			obj->applied = 0;
 		}
 	}
+	sk_unlock();
+	if (sk_fork_took_apply)
+		pthread_mutex_unlock(&sk_apply_lock);
+	else if (!sk_apply_owner)
+		pthread_mutex_init(&sk_apply_lock, NULL);
+	sk_fork_took_apply = false;
 }
 
 /* ---- the exported API (include/statickeys/cmdline.h) ---- */
