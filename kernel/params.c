@@ -26,7 +26,7 @@
 
 /*
  * One word of the command line.  The canonical text of every word is kept
- * in sk_cmdline.lines as "name=value" (or "name"), quotes removed: the form
+ * in the line's lines as "name=value" (or "name"), quotes removed: the form
  * the kernel rebuilds for __setup() handlers and prints for unknown words.
  */
 struct sk_word {
