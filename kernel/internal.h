@@ -175,6 +175,15 @@ __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const struct obs_kernel_param *stop,
 					  const char *objname);
 __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
+/*
+ * fork() and the parameter locks (kernel/params.c).  The core's one atfork
+ * handler calls __sk_params_fork_prepare() first, before taking its own
+ * locks (the lock order of Documentation/boot-params.rst), and the parent
+ * or child half after releasing them.
+ */
+__hidden void __sk_params_fork_prepare(void);
+__hidden void __sk_params_fork_parent(void);
+__hidden void __sk_params_fork_child(void);
 
 /*
  * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()

@@ -5,7 +5,9 @@
  * early_param() and __setup() handlers of every registered object.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +26,7 @@
 
 /*
  * One word of the command line.  The canonical text of every word is kept
- * in sk_cmdline.lines as "name=value" (or "name"), quotes removed: the form
+ * in the line's lines as "name=value" (or "name"), quotes removed: the form
  * the kernel rebuilds for __setup() handlers and prints for unknown words.
  */
 struct sk_word {
@@ -35,6 +37,7 @@ struct sk_word {
 };
 
 struct sk_cmdline {
+	unsigned long refs;	/* under sk_params_lock; see sk_cmdline_put() */
 	char *text;		/* as given, for statickeys_cmdline() */
 	size_t text_len;
 	char *lines;
@@ -53,41 +56,88 @@ struct sk_strings {
 	char buf[];
 };
 
+/*
+ * One registered object.  Its handlers run with no lock of ours held, so
+ * the fields that say who may run them are read and written under
+ * sk_params_lock:
+ *
+ *   registering  its own registration is applying lines to it; nobody
+ *                else runs its handlers until that ends
+ *   users        threads that may still touch this struct (a registration
+ *                or a statickeys_parse_cmdline() running its handlers)
+ *   dead         unregistered while users != 0: unlinked, entries gone,
+ *                the last user frees it
+ *   applied      generation of the last command line handed to it
+ */
 struct sk_object {
 	struct sk_object *next;
-	const struct obs_kernel_param *start, *stop;
+	const struct obs_kernel_param *start, *stop;	/* atomic: see dead */
 	struct sk_strings *strings;
-	bool dead;		/* unloaded from one of its own handlers */
+	unsigned long id;	/* registration number, never reused */
+	unsigned long applied;
+	unsigned int users;
+	bool registering;
+	bool dead;
+	const void *owner;	/* &sk_self of the registering thread */
+	char *pin;		/* path for dlopen(RTLD_NOLOAD); NULL: main */
 	char name[];
 };
 
 /*
- * sk_params_lock covers everything below and is held while handlers run,
- * so that two command lines never interleave and an object cannot go away
- * under its handlers.  Lock order: sk_params_lock, then the jump-label lock
- * (taken by static_key_enable() inside handlers); the core therefore calls
- * us without its lock.  sk_params_owner tells a thread that re-enters from
- * a handler or callback that it already holds the lock.
+ * Locking.  The order, outermost first, is
+ *
+ *   sk_apply_lock -> the loader's lock -> sk_params_lock
+ *                 -> jump_label_mutex -> the deferred-work lock
+ *
+ * glibc holds its loader lock in dlopen()/dlclose() while it runs
+ * constructors and destructors, which is where objects register and
+ * unregister: so registration may take sk_params_lock, never
+ * sk_apply_lock.  sk_params_lock guards the lists and counters only and
+ * is never held while calling anything else (no handler, no loader call,
+ * no core call), so it cannot be part of a cycle.
+ *
+ * sk_apply_lock serialises statickeys_parse_cmdline(): two command lines
+ * never interleave.  It is held while handlers run and while objects are
+ * pinned with dlopen(RTLD_NOLOAD), both of which take the loader's lock,
+ * hence its place before it; nothing that may hold the loader's lock
+ * (constructors, destructors, registration) ever takes it.
+ *
+ * An object that registers applies the current line to itself, holding
+ * no lock, and again if statickeys_parse_cmdline() installed a newer line
+ * meanwhile (that call skips objects mid-registration): the newest line is
+ * always the last one its handlers see.  statickeys_parse_cmdline() keeps
+ * an object mapped while its handlers run by pinning it (the main program
+ * needs no pin), then checks that the pinned object is still the one that
+ * registered.  Handlers may thus dlopen() and dlclose(), even their own
+ * object: its destructor runs when the pin is dropped.
  */
+static pthread_mutex_t sk_apply_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t sk_params_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread bool sk_params_owner;
-static struct sk_cmdline sk_cmdline;
+static struct sk_cmdline *sk_cmdline;	/* NULL: the empty line */
+static unsigned long sk_cmdline_gen;	/* bumped by each new line */
 static bool sk_env_read;
 static struct sk_object *sk_objects;	/* in registration order */
+static unsigned long sk_last_id;
+static bool sk_fork_took_apply;
 
-/* Returns false when this thread holds the lock already. */
-static bool sk_lock(void)
+/*
+ * Per thread: sk_handlers counts the handler runs this thread is inside
+ * (statickeys_parse_cmdline() refuses there: -EDEADLK), sk_loader the
+ * registrations (the loader's lock may be held), sk_apply_owner says this
+ * thread holds sk_apply_lock.  &sk_self identifies the thread, also in a
+ * forked child.
+ */
+static __thread unsigned int sk_handlers, sk_loader;
+static __thread bool sk_apply_owner;
+static __thread char sk_self;
+
+static void sk_lock(void)
 {
-	if (sk_params_owner)
-		return false;
 	pthread_mutex_lock(&sk_params_lock);
-	sk_params_owner = true;
-	return true;
 }
 
 static void sk_unlock(void)
 {
-	sk_params_owner = false;
 	pthread_mutex_unlock(&sk_params_lock);
 }
 
@@ -187,10 +237,12 @@ static char *sk_next_word(char *s, char **name, char **val)
 
 static void sk_cmdline_free(struct sk_cmdline *cl)
 {
+	if (!cl)
+		return;
 	free(cl->text);
 	free(cl->lines);
 	free(cl->words);
-	memset(cl, 0, sizeof(*cl));
+	free(cl);
 }
 
 static int sk_cmdline_grow_words(struct sk_cmdline *cl)
@@ -252,13 +304,19 @@ static int sk_cmdline_split(struct sk_cmdline *cl, char *work)
 	return 0;
 }
 
-static int sk_cmdline_build(struct sk_cmdline *cl, const char *text)
+/* A new line of one reference, in *@out; 0 or -ENOMEM. */
+static int sk_cmdline_build(struct sk_cmdline **out, const char *text)
 {
 	size_t len = strlen(text);
+	struct sk_cmdline *cl;
 	char *work;
 	int ret = -ENOMEM;
 
-	memset(cl, 0, sizeof(*cl));
+	*out = NULL;
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return -ENOMEM;
+	cl->refs = 1;
 	cl->text = strdup(text);
 	cl->lines = malloc(len + 1);
 	work = strdup(text);
@@ -270,7 +328,27 @@ static int sk_cmdline_build(struct sk_cmdline *cl, const char *text)
 	free(work);
 	if (ret)
 		sk_cmdline_free(cl);
+	else
+		*out = cl;
 	return ret;
+}
+
+/*
+ * A line stays alive while a thread applies or lists it, after a newer one
+ * replaced it.  Both under sk_params_lock.  Apart from its words' claimed
+ * flags (set with atomic stores), a line never changes once built.
+ */
+static struct sk_cmdline *sk_cmdline_get(void)
+{
+	if (sk_cmdline)
+		sk_cmdline->refs++;
+	return sk_cmdline;
+}
+
+static void sk_cmdline_put(struct sk_cmdline *cl)
+{
+	if (cl && !--cl->refs)
+		sk_cmdline_free(cl);
 }
 
 /* ---- matching, as the kernel's parameq() and obsolete_checksetup() ---- */
@@ -300,9 +378,29 @@ static bool sk_parameq(const char *a, const char *b)
 }
 
 /*
+ * An object's entries.  unregister clears the bounds (a statickeys_unregister
+ * of an object whose handlers another thread runs), so they are re-read
+ * for every entry and an unregistered object is never called again.
+ */
+static const struct obs_kernel_param *sk_first(struct sk_object *obj)
+{
+	return __atomic_load_n(&obj->start, __ATOMIC_ACQUIRE);
+}
+
+static const struct obs_kernel_param *sk_end(struct sk_object *obj)
+{
+	return __atomic_load_n(&obj->stop, __ATOMIC_ACQUIRE);
+}
+
+/* A registration and a command line may mark the same word at once. */
+static void sk_claim(struct sk_word *w)
+{
+	__atomic_store_n(&w->claimed, true, __ATOMIC_RELAXED);
+}
+
+/*
  * The early pass: every early_param() whose name is the word's name gets
- * the value.  @name is the object's private copy, cut at the '='.  The
- * bounds are re-read from @obj because a handler may unload it.
+ * the value.  @name is the object's private copy, cut at the '='.
  */
 static void sk_early_word(struct sk_object *obj, struct sk_word *w,
 			  char *name, const char *canon)
@@ -310,10 +408,10 @@ static void sk_early_word(struct sk_object *obj, struct sk_word *w,
 	char *val = w->has_val ? name + w->name_len + 1 : NULL;
 	const struct obs_kernel_param *p;
 
-	for (p = obj->start; p < obj->stop; p++) {
+	for (p = sk_first(obj); p < sk_end(obj); p++) {
 		if (!p->early || !p->str || !sk_parameq(name, p->str))
 			continue;
-		w->claimed = true;
+		sk_claim(w);
 		if (p->setup_func && p->setup_func(val))
 			sk_report(canon, val ?
 				  "invalid value, keeping the default" :
@@ -332,7 +430,7 @@ static void sk_setup_word(struct sk_object *obj, struct sk_word *w,
 	const struct obs_kernel_param *p;
 	size_t n;
 
-	for (p = obj->start; p < obj->stop; p++) {
+	for (p = sk_first(obj); p < sk_end(obj); p++) {
 		if (!p->str)
 			continue;
 		n = strlen(p->str);
@@ -340,13 +438,13 @@ static void sk_setup_word(struct sk_object *obj, struct sk_word *w,
 			continue;
 		if (p->early) {
 			if (line[n] == '\0' || line[n] == '=')
-				w->claimed = true;
+				sk_claim(w);
 			continue;
 		}
 		if (!p->setup_func)
 			sk_report(p->str, "obsolete parameter, ignored");
 		if (!p->setup_func || p->setup_func(line + n)) {
-			w->claimed = true;
+			sk_claim(w);
 			return;
 		}
 	}
@@ -359,23 +457,25 @@ static char *sk_object_strings(struct sk_object *obj, size_t size)
 
 	if (!s)
 		return NULL;
+	sk_lock();
 	s->next = obj->strings;
 	obj->strings = s;
+	sk_unlock();
 	return s->buf;
 }
 
 /*
- * Run the current command line through @obj's entries: the whole line
- * through the early_param()s, then the whole line through the __setup()s,
- * each pass on its own copy as in the kernel.
+ * Run @cl through @obj's entries: the whole line through the
+ * early_param()s, then the whole line through the __setup()s, each pass on
+ * its own copy as in the kernel.  Called with no lock held, by the one
+ * thread that may run @obj's handlers now (see struct sk_object).
  */
-static void sk_apply_object(struct sk_object *obj)
+static void sk_apply_object(struct sk_object *obj, struct sk_cmdline *cl)
 {
-	struct sk_cmdline *cl = &sk_cmdline;
 	char *early, *setup;
 	size_t i;
 
-	if (!cl->nr_words || obj->start >= obj->stop)
+	if (!cl || !cl->nr_words || sk_first(obj) >= sk_end(obj))
 		return;
 	early = sk_object_strings(obj, 2 * cl->lines_len);
 	if (!early) {
@@ -388,30 +488,18 @@ static void sk_apply_object(struct sk_object *obj)
 	for (i = 0; i < cl->nr_words; i++)
 		if (cl->words[i].has_val)
 			early[cl->words[i].off + cl->words[i].name_len] = '\0';
+	sk_handlers++;
 	for (i = 0; i < cl->nr_words; i++)
 		sk_early_word(obj, &cl->words[i], early + cl->words[i].off,
 			      cl->lines + cl->words[i].off);
 	for (i = 0; i < cl->nr_words; i++)
 		sk_setup_word(obj, &cl->words[i], setup + cl->words[i].off);
-}
-
-/* Apply to the objects registered now, not to those a handler adds. */
-static void sk_apply_all(void)
-{
-	struct sk_object *obj, *last = sk_objects;
-
-	while (last && last->next)
-		last = last->next;
-	for (obj = sk_objects; obj; obj = obj->next) {
-		sk_apply_object(obj);
-		if (obj == last)
-			break;
-	}
+	sk_handlers--;
 }
 
 /*
  * The environment's command line, once.  secure_getenv(): a set-user-ID
- * program does not let its caller flip its keys.
+ * program does not let its caller flip its keys.  Under sk_params_lock.
  */
 static void sk_read_env(void)
 {
@@ -426,7 +514,57 @@ static void sk_read_env(void)
 			  "out of memory, command line ignored");
 }
 
-/* ---- the core's interface (kernel/params.h) ---- */
+/* ---- objects ---- */
+
+static void sk_object_free(struct sk_object *obj)
+{
+	struct sk_strings *s;
+
+	while ((s = obj->strings)) {
+		obj->strings = s->next;
+		free(s);
+	}
+	free(obj->pin);
+	free(obj);
+}
+
+/* Under sk_params_lock: the caller no longer touches @obj. */
+static void sk_object_put(struct sk_object *obj)
+{
+	if (!--obj->users && obj->dead)
+		sk_object_free(obj);
+}
+
+/* The loader's record of the object holding @addr, or NULL. */
+static struct link_map *sk_link_map(const void *addr)
+{
+	struct link_map *map = NULL;
+	Dl_info info;
+
+	if (!dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP))
+		return NULL;
+	return map;
+}
+
+/*
+ * What keeps @start's object mapped: NULL for the main program, which is
+ * never unloaded, and for this library, whose code is running anyway;
+ * else its path as the loader knows it (l_name), which
+ * dlopen(RTLD_NOLOAD) finds without opening a file.  Called before any
+ * lock of ours is taken: dladdr1() takes the loader's lock.  An address
+ * the loader does not know (a static program) counts as the main program.
+ */
+static int sk_pin_name(const void *start, char **pin)
+{
+	struct link_map *map = sk_link_map(start);
+
+	*pin = NULL;
+	if (!map || !map->l_name || !map->l_name[0] ||
+	    map == sk_link_map((const void *)sk_link_map))
+		return 0;
+	*pin = strdup(map->l_name);
+	return *pin ? 0 : -ENOMEM;
+}
 
 static struct sk_object *sk_object_new(const struct obs_kernel_param *start,
 				       const struct obs_kernel_param *stop,
@@ -434,13 +572,18 @@ static struct sk_object *sk_object_new(const struct obs_kernel_param *start,
 {
 	size_t len = objname ? strlen(objname) : 0;
 	struct sk_object *obj;
+	char *pin;
 
-	obj = calloc(1, offsetof(struct sk_object, name) + len + 1);
-
-	if (!obj)
+	if (sk_pin_name(start, &pin))
 		return NULL;
+	obj = calloc(1, offsetof(struct sk_object, name) + len + 1);
+	if (!obj) {
+		free(pin);
+		return NULL;
+	}
 	obj->start = start;
 	obj->stop = stop;
+	obj->pin = pin;
 	if (len)
 		memcpy(obj->name, objname, len);
 	return obj;
@@ -455,54 +598,202 @@ static void sk_object_append(struct sk_object *obj)
 	*pp = obj;
 }
 
+/* ---- the core's interface (kernel/params.h) ---- */
+
+/*
+ * Called from the object's constructor: the loader's lock may be held, so
+ * sk_apply_lock is out of reach.  The object applies the current line to
+ * itself, and the newer one if a statickeys_parse_cmdline() (which skips
+ * it meanwhile) installed one, until the line it applied is the newest.
+ */
 void __sk_params_register_object(const struct obs_kernel_param *start,
 				 const struct obs_kernel_param *stop,
 				 const char *objname)
 {
-	bool locked = sk_lock();	/* false: dlopen() from a handler */
 	struct sk_object *obj;
+	struct sk_cmdline *cl;
+	unsigned long gen;
 
-	sk_read_env();
+	sk_loader++;
 	obj = sk_object_new(start, stop, objname);
-	if (obj) {
-		sk_object_append(obj);
-		sk_apply_object(obj);
-	} else {
-		sk_report(objname, "out of memory, command line not applied");
-	}
-	if (locked)
+	sk_lock();
+	sk_read_env();
+	if (!obj) {
 		sk_unlock();
-}
-
-static void sk_object_free(struct sk_object *obj)
-{
-	struct sk_strings *s;
-
-	while ((s = obj->strings)) {
-		obj->strings = s->next;
-		free(s);
+		sk_report(objname, "out of memory, command line not applied");
+		sk_loader--;
+		return;
 	}
-	free(obj);
+	obj->id = ++sk_last_id;
+	obj->registering = true;
+	obj->owner = &sk_self;
+	obj->users = 1;
+	sk_object_append(obj);
+	do {
+		cl = sk_cmdline_get();
+		gen = obj->applied = sk_cmdline_gen;
+		sk_unlock();
+		sk_apply_object(obj, cl);
+		sk_lock();
+		sk_cmdline_put(cl);
+	} while (gen != sk_cmdline_gen && !obj->dead);
+	obj->registering = false;
+	sk_object_put(obj);
+	sk_unlock();
+	sk_loader--;
 }
 
+/*
+ * From the object's destructor (the loader's lock may be held).  An object
+ * whose handlers a thread still runs (a handler that unregisters by hand,
+ * or an exit() while a line is applied) is unlinked and emptied at once
+ * and freed by that thread.
+ */
 void __sk_params_unregister_object(const struct obs_kernel_param *start)
 {
-	bool locked = sk_lock();
 	struct sk_object **pp, *obj;
 
+	sk_loader++;
+	sk_lock();
 	for (pp = &sk_objects; (obj = *pp); pp = &obj->next)
-		if (obj->start == start && !obj->dead)
+		if (obj->start == start)
 			break;
-	if (obj && !locked) {
-		/* dlclose() from a handler: its caller may walk @obj still. */
-		obj->start = obj->stop = NULL;
-		obj->dead = true;
-	} else if (obj) {
+	if (obj) {
 		*pp = obj->next;
-		sk_object_free(obj);
+		obj->dead = true;
+		__atomic_store_n(&obj->start, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&obj->stop, NULL, __ATOMIC_RELEASE);
+		if (!obj->users)
+			sk_object_free(obj);
 	}
-	if (locked)
+	sk_unlock();
+	sk_loader--;
+}
+
+/* ---- applying a command line ---- */
+
+/*
+ * The next object statickeys_parse_cmdline() must apply generation @gen to:
+ * registered before it started (id <= @max_id), after @last_id, not
+ * registering, not served yet.  Returned with a user reference, under
+ * sk_params_lock.
+ */
+static struct sk_object *sk_next_object(unsigned long last_id,
+					unsigned long max_id, unsigned long gen)
+{
+	struct sk_object *obj;
+
+	for (obj = sk_objects; obj && obj->id <= max_id; obj = obj->next) {
+		if (obj->id <= last_id || obj->registering ||
+		    obj->applied == gen)
+			continue;
+		obj->users++;
+		return obj;
+	}
+	return NULL;
+}
+
+/*
+ * Apply @cl to @obj, keeping it mapped meanwhile: a dlopen(RTLD_NOLOAD) of
+ * its path, with no lock of ours held (the loader's lock comes first), then
+ * a check that it did not unregister before the pin took hold (then the
+ * pin, if any, is on an unrelated object of the same path, or on the
+ * same object while its destructor is pending).
+ */
+static void sk_apply_pinned(struct sk_object *obj, struct sk_cmdline *cl,
+			    unsigned long gen)
+{
+	void *pin = NULL;
+	bool gone;
+
+	if (obj->pin) {
+		pin = dlopen(obj->pin, RTLD_NOLOAD | RTLD_LAZY);
+		if (!pin)
+			return;
+	}
+	sk_lock();
+	gone = obj->dead || obj->registering;
+	if (!gone)
+		obj->applied = gen;
+	sk_unlock();
+	if (!gone)
+		sk_apply_object(obj, cl);
+	if (pin)
+		dlclose(pin);
+}
+
+/* The new line, installed: apply it to every object registered now. */
+static void sk_apply_all(struct sk_cmdline *cl, unsigned long gen,
+			 unsigned long max_id)
+{
+	unsigned long last_id = 0;
+	struct sk_object *obj;
+
+	for (;;) {
+		sk_lock();
+		obj = sk_next_object(last_id, max_id, gen);
 		sk_unlock();
+		if (!obj)
+			break;
+		last_id = obj->id;
+		sk_apply_pinned(obj, cl, gen);
+		sk_lock();
+		sk_object_put(obj);
+		sk_unlock();
+	}
+}
+
+/* ---- fork() (the core's atfork handler calls these) ---- */
+
+/*
+ * Take both locks in their order, so that the child inherits a consistent
+ * state and no lock held by a thread that does not exist in it.  Skip
+ * sk_apply_lock when this thread holds it (fork() from a handler) or may
+ * hold the loader's lock (fork() from a handler run at registration):
+ * waiting for it there would invert the order.
+ */
+void __sk_params_fork_prepare(void)
+{
+	if (!sk_apply_owner && !sk_loader) {
+		pthread_mutex_lock(&sk_apply_lock);
+		sk_fork_took_apply = true;
+	}
+	sk_lock();
+}
+
+void __sk_params_fork_parent(void)
+{
+	sk_unlock();
+	if (sk_fork_took_apply) {
+		sk_fork_took_apply = false;
+		pthread_mutex_unlock(&sk_apply_lock);
+	}
+}
+
+/*
+ * Only the forking thread lives on in the child, and it holds what
+ * prepare took.  sk_apply_lock stays held if that thread was applying a
+ * line (it goes on with it); if another thread held it (prepare skipped
+ * it), it starts afresh.  Registrations that other threads were doing are
+ * over: their objects take the next line like any other.  References those
+ * threads held are leaked, never freed twice.
+ */
+void __sk_params_fork_child(void)
+{
+	struct sk_object *obj;
+
+	for (obj = sk_objects; obj; obj = obj->next) {
+		if (obj->registering && obj->owner != &sk_self) {
+			obj->registering = false;
+			obj->applied = 0;
+		}
+	}
+	sk_unlock();
+	if (sk_fork_took_apply)
+		pthread_mutex_unlock(&sk_apply_lock);
+	else if (!sk_apply_owner)
+		pthread_mutex_init(&sk_apply_lock, NULL);
+	sk_fork_took_apply = false;
 }
 
 /*
@@ -537,63 +828,83 @@ void __sk_params_fork_child(void)
 
 SK_EXPORT int statickeys_parse_cmdline(const char *cmdline)
 {
-	struct sk_cmdline cl;
+	struct sk_cmdline *cl;
+	unsigned long gen, max_id;
 	int ret;
 
 	if (!cmdline)
 		return -EINVAL;
+	if (sk_handlers)
+		return -EDEADLK;
 	ret = sk_cmdline_build(&cl, cmdline);
 	if (ret)
 		return ret;
-	if (!sk_lock()) {
-		sk_cmdline_free(&cl);
-		return -EDEADLK;
-	}
+	pthread_mutex_lock(&sk_apply_lock);
+	sk_apply_owner = true;
+	sk_lock();
 	sk_env_read = true;	/* the program's line replaces the env's */
-	sk_cmdline_free(&sk_cmdline);
+	sk_cmdline_put(sk_cmdline);
 	sk_cmdline = cl;
-	sk_apply_all();
+	cl->refs++;		/* ours, while we apply it */
+	gen = ++sk_cmdline_gen;
+	max_id = sk_last_id;
 	sk_unlock();
+	sk_apply_all(cl, gen, max_id);
+	sk_lock();
+	sk_cmdline_put(cl);
+	sk_unlock();
+	sk_apply_owner = false;
+	pthread_mutex_unlock(&sk_apply_lock);
 	return 0;
+}
+
+/* The current line, with a reference, or NULL for an empty one. */
+static struct sk_cmdline *sk_current(void)
+{
+	struct sk_cmdline *cl;
+
+	sk_lock();
+	sk_read_env();
+	cl = sk_cmdline_get();
+	sk_unlock();
+	return cl;
+}
+
+static void sk_release(struct sk_cmdline *cl)
+{
+	sk_lock();
+	sk_cmdline_put(cl);
+	sk_unlock();
 }
 
 SK_EXPORT size_t statickeys_cmdline_unknown(void (*fn)(const char *, void *),
 					    void *arg)
 {
-	struct sk_cmdline *cl = &sk_cmdline;
+	struct sk_cmdline *cl = sk_current();
 	size_t i, n = 0;
 
-	if (!sk_lock())
-		return 0;
-	sk_read_env();
-	for (i = 0; i < cl->nr_words; i++) {
-		if (cl->words[i].claimed)
+	for (i = 0; cl && i < cl->nr_words; i++) {
+		if (__atomic_load_n(&cl->words[i].claimed, __ATOMIC_RELAXED))
 			continue;
 		n++;
 		if (fn)
 			fn(cl->lines + cl->words[i].off, arg);
 	}
-	sk_unlock();
+	sk_release(cl);
 	return n;
 }
 
 SK_EXPORT size_t statickeys_cmdline(char *buf, size_t size)
 {
-	size_t len, n;
+	struct sk_cmdline *cl = sk_current();
+	size_t len = cl ? cl->text_len : 0, n;
 
-	if (!sk_lock()) {
-		if (size)
-			buf[0] = '\0';
-		return 0;
-	}
-	sk_read_env();
-	len = sk_cmdline.text_len;
 	if (size) {
 		n = len < size ? len : size - 1;
 		if (n)
-			memcpy(buf, sk_cmdline.text, n);
+			memcpy(buf, cl->text, n);
 		buf[n] = '\0';
 	}
-	sk_unlock();
+	sk_release(cl);
 	return len;
 }

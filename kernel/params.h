@@ -9,11 +9,12 @@
 #include <linux/init.h>
 
 /*
- * Both are called without any library lock held (they take the parameter
- * lock, and the handlers they run take the jump-label lock through
- * static_key_enable()).  Register applies the current command line to the
- * entries [@start, @stop): every early_param() over the whole line first,
- * then every __setup().  The core seals the object's read-only keys after
+ * Both are called without any library lock held, usually from the object's
+ * constructor or destructor, i.e. perhaps with the loader's lock held: they
+ * take only sk_params_lock, and the handlers they run (with no lock of ours
+ * held) take the jump-label lock through static_key_enable().  Register
+ * applies the current command line to the entries [@start, @stop): every
+ * early_param() over the whole line first, then every __setup().  The core seals the object's read-only keys after
  * it returns.  After unregister the entries are never touched again.
  */
 __attribute__((visibility("hidden")))
@@ -23,5 +24,14 @@ void __sk_params_register_object(const struct obs_kernel_param *start,
 
 __attribute__((visibility("hidden")))
 void __sk_params_unregister_object(const struct obs_kernel_param *start);
+
+/*
+ * fork(): take the parameter locks in their order (before the core's),
+ * release them in the parent, start them afresh in the child.  Not
+ * registered here: the core's atfork handler calls them.
+ */
+__attribute__((visibility("hidden"))) void __sk_params_fork_prepare(void);
+__attribute__((visibility("hidden"))) void __sk_params_fork_parent(void);
+__attribute__((visibility("hidden"))) void __sk_params_fork_child(void);
 
 #endif /* _KERNEL_PARAMS_H */

@@ -24,19 +24,24 @@ SK_BEGIN_DECLS
  * object, object by object in the order they registered; objects loaded
  * later get this command line when they register.  Keys defined _RO are
  * sealed by now and refuse to change.  Strings handed to handlers stay
- * valid until their object is unloaded.  Must not be called from a
- * parameter handler or from a statickeys_cmdline_unknown() callback.
+ * valid until their object is unloaded.  Calls never interleave: one waits
+ * for the other.  Handlers run with no lock of the library held and may
+ * dlopen() and dlclose() (even their own object, which stays mapped until
+ * its handlers are done).  Must not be called where the dynamic loader's
+ * lock may be held: from a constructor or destructor of a dlopen()ed
+ * object, or a dl_iterate_phdr() callback.
  *
  * Return: 0; -EINVAL if @cmdline is NULL; -ENOMEM (nothing applied);
- * -EDEADLK if called from a handler or callback.
+ * -EDEADLK if called from a parameter handler.
  */
 int statickeys_parse_cmdline(const char *cmdline);
 
 /**
  * statickeys_cmdline_unknown() - list the words no parameter took
  * @fn: called once per unknown word, as "name=value" or "name", in
- *	command-line order; may be NULL to only count.  @fn must not call
- *	the functions of this header.
+ *	command-line order, with no lock of the library held; may be NULL
+ *	to only count.  A newer command line does not change the list being
+ *	walked.
  * @arg: passed to @fn
  *
  * A word is known once an early_param() of a registered object matched
