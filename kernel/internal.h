@@ -163,13 +163,7 @@ __hidden void sk_deferred_fork_prepare(void);
 __hidden void sk_deferred_fork_parent(void);
 __hidden void sk_deferred_fork_child(void);
 
-/*
- * Boot parameters (kernel/params.c), called unlocked at registration.  The
- * fork hooks take the parameter locks first, in the lock order.
- */
-__hidden void __sk_params_fork_prepare(void);
-__hidden void __sk_params_fork_parent(void);
-__hidden void __sk_params_fork_child(void);
+/* Boot parameters (kernel/params.c), called unlocked at registration. */
 struct obs_kernel_param;
 __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const struct obs_kernel_param *stop,

@@ -54,8 +54,10 @@ struct sk_object {
  * Lock order, outermost first (Documentation/static-keys.rst, "Rules for
  * programs"):
  *
+ *   sk_apply_lock            one command line at a time (kernel/params.c);
+ *                            never taken with the loader's lock held
  *   glibc's loader lock      held around constructors and destructors
- *   the parameter locks      kernel/params.c
+ *   sk_params_lock           the parameter objects (kernel/params.c)
  *   jump_label_mutex         this file
  *   the deferred-work lock   kernel/jump_label_ratelimit.c
  *

@@ -796,34 +796,6 @@ void __sk_params_fork_child(void)
 	sk_fork_took_apply = false;
 }
 
-/*
- * fork(): the core's handler holds the parameter lock across it, unless the
- * forking thread holds it already (a handler that forks).
- */
-static bool sk_fork_took_lock;
-
-void __sk_params_fork_prepare(void)
-{
-	sk_fork_took_lock = sk_lock();
-}
-
-static void sk_fork_release(void)
-{
-	if (sk_fork_took_lock)
-		sk_unlock();
-	sk_fork_took_lock = false;
-}
-
-void __sk_params_fork_parent(void)
-{
-	sk_fork_release();
-}
-
-void __sk_params_fork_child(void)
-{
-	sk_fork_release();
-}
-
 /* ---- the exported API (include/statickeys/cmdline.h) ---- */
 
 SK_EXPORT int statickeys_parse_cmdline(const char *cmdline)

@@ -133,16 +133,29 @@ static void test_emulation(void)
 /* ---- a write that fails half-way ---- */
 
 static int fail_countdown, fail_after;
+static uintptr_t failed_addr;
+static uint8_t failed_bytes[64];
+static size_t failed_len;
 
+/*
+ * Write number fail_countdown fails, and so does every retry of that same
+ * write (same place, same bytes): the library retries a failed write, and
+ * the failure must stick.  Undoing writes other bytes and goes through,
+ * unless fail_after fails every write from then on.
+ */
 static int failing_poke(uintptr_t addr, const void *bytes, size_t len)
 {
-	(void)addr;
-	(void)bytes;
-	(void)len;
-	if (fail_countdown > 0 && --fail_countdown == 0)
+	if (fail_countdown > 0 && --fail_countdown == 0) {
+		failed_addr = addr;
+		failed_len = len < sizeof(failed_bytes) ? len : sizeof(failed_bytes);
+		memcpy(failed_bytes, bytes, failed_len);
 		return -EIO;
+	}
 	if (fail_countdown == 0 && fail_after)
 		return -EIO;	/* and every write after it */
+	if (fail_countdown == 0 && addr == failed_addr && len == failed_len &&
+	    !memcmp(bytes, failed_bytes, len))
+		return -EIO;
 	return 0;
 }
 

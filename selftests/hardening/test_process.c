@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/jump_label.h>
@@ -29,6 +30,8 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(k_deferred, 1);
 DEFINE_STATIC_KEY_FALSE_RO(k_ro);
 DEFINE_STATIC_KEY_FALSE(k_trap);
 DEFINE_STATIC_KEY_FALSE(k_sync);
+DEFINE_STATIC_KEY_FALSE(k_cancel);
+DEFINE_STATIC_KEY_FALSE(k_sig);
 
 SITE(s_first, static_branch_unlikely(&k_first))
 SITE(s_fd, static_branch_unlikely(&k_fd))
@@ -37,6 +40,8 @@ SITE(s_deferred, static_branch_unlikely(&k_deferred.key))
 SITE(s_ro, static_branch_unlikely(&k_ro))
 SITE(s_trap, static_branch_unlikely(&k_trap))
 SITE(s_sync, static_branch_unlikely(&k_sync))
+SITE(s_cancel, static_branch_unlikely(&k_cancel))
+SITE(s_sig, static_branch_unlikely(&k_sig))
 
 static int (*volatile run_first)(void) = s_first;
 static int (*volatile run_fd)(void) = s_fd;
@@ -45,6 +50,8 @@ static int (*volatile run_trap)(void) = s_trap;
 static int (*volatile run_count)(void) = s_count;
 static int (*volatile run_deferred)(void) = s_deferred;
 static int (*volatile run_sync)(void) = s_sync;
+static int (*volatile run_cancel)(void) = s_cancel;
+static int (*volatile run_sig)(void) = s_sig;
 
 /* Bits a child sets in its exit status, one per thing that went wrong. */
 #define BAD(bit)	(1 << (bit))
@@ -60,9 +67,11 @@ static bool procmem(void)
 
 /* ---- 1. descriptors closed (and reused) under the library ---- */
 
+/* arg: NULL, "reuse" (a file takes the number), "procmem" (the program's own /proc/self/mem, read-only) */
 static int fd_child(void *arg)
 {
 	bool reuse = arg != NULL;
+	bool own = reuse && !strcmp(arg, "procmem");
 	char path[] = "/tmp/statickeys-fd-XXXXXX";
 	struct stat st;
 	int fd = -1, bad = 0;
@@ -72,7 +81,9 @@ static int fd_child(void *arg)
 	/* What a daemon does at start-up: close everything above stderr. */
 	if (syscall(SYS_close_range, 3U, ~0U, 0))
 		return 78;
-	if (reuse) {
+	if (own) {
+		fd = open("/proc/self/mem", O_RDONLY);
+	} else if (reuse) {
 		fd = mkstemp(path);	/* takes the library's old number */
 		unlink(path);
 	}
@@ -84,8 +95,10 @@ static int fd_child(void *arg)
 	static_branch_disable(&k_fd);
 	if (statickeys_last_error() || run_fd() != 0)
 		bad |= BAD(2);
-	if (reuse && (fstat(fd, &st) || st.st_size != 0))
+	if (reuse && !own && (fstat(fd, &st) || st.st_size != 0))
 		bad |= BAD(3);	/* instruction bytes went into the file */
+	if (own && fcntl(fd, F_GETFD) < 0)
+		bad |= BAD(4);	/* the program's descriptor was closed */
 	return bad;
 }
 
@@ -100,12 +113,18 @@ static void test_descriptors(void)
 		tap_skip(st == 77 ? "write method is not procmem here" :
 			 "close_range() not available",
 			 "descriptor number reused by a file: the file is untouched");
+		tap_skip(st == 77 ? "write method is not procmem here" :
+			 "close_range() not available",
+			 "the program's own /proc/self/mem on that number");
 		return;
 	}
 	tap_ok(st == 0, "descriptor closed under the library: next change works and flips the site (%s)",
 	       hard_status(st));
 	st = hard_child(fd_child, "reuse", 20);
 	tap_ok(st == 0, "descriptor number reused by a file: the file is untouched, the site flips (%s)",
+	       hard_status(st));
+	st = hard_child(fd_child, "procmem", 20);
+	tap_ok(st == 0, "the program's own read-only /proc/self/mem on that number: changes work, its descriptor stays (%s)",
 	       hard_status(st));
 }
 
@@ -306,11 +325,179 @@ static int chain_child(void *arg)
 	       (!statickeys_last_error() ? 0 : BAD(2));
 }
 
+#define NR_COMPONENTS	24
+
+static volatile int comp_calls[NR_COMPONENTS];
+static struct sigaction comp_old[NR_COMPONENTS];
+
+/* Component @i's handler: counts, then passes to the predecessor it saved. */
+#define COMPONENT(i)							\
+static void comp_##i(int sig, siginfo_t *info, void *uc)		\
+{									\
+	comp_calls[i]++;						\
+	if (comp_old[i].sa_flags & SA_SIGINFO)				\
+		comp_old[i].sa_sigaction(sig, info, uc);		\
+	else if (comp_old[i].sa_handler == h0)				\
+		h0(sig);						\
+}
+#define C4(a, b, c, d)	COMPONENT(a) COMPONENT(b) COMPONENT(c) COMPONENT(d)
+C4(0, 1, 2, 3) C4(4, 5, 6, 7) C4(8, 9, 10, 11) C4(12, 13, 14, 15)
+C4(16, 17, 18, 19) C4(20, 21, 22, 23)
+
+static void (*const comps[NR_COMPONENTS])(int, siginfo_t *, void *) = {
+	comp_0, comp_1, comp_2, comp_3, comp_4, comp_5, comp_6, comp_7,
+	comp_8, comp_9, comp_10, comp_11, comp_12, comp_13, comp_14, comp_15,
+	comp_16, comp_17, comp_18, comp_19, comp_20, comp_21, comp_22, comp_23,
+};
+
+/*
+ * Many components each install a chaining handler once, with a key change
+ * after each, and the last one re-asserts its handler after every change:
+ * one raise() runs each handler once, the first program handler last.
+ */
+static int components_child(void *arg)
+{
+	struct sigaction sa;
+	int i, bad = 0;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h0;
+	sigaction(SIGTRAP, &sa, NULL);
+	for (i = 0; i < NR_COMPONENTS; i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = comps[i];
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, &comp_old[i]);
+		static_branch_enable(&k_trap);
+		static_branch_disable(&k_trap);
+	}
+	for (i = 0; i < 5; i++) {	/* the last component re-asserts */
+		sigaction(SIGTRAP, &sa, NULL);
+		static_branch_enable(&k_trap);
+		static_branch_disable(&k_trap);
+	}
+	raise(SIGTRAP);
+	for (i = 0; i < NR_COMPONENTS; i++)
+		bad += comp_calls[i] != 1;
+	return bad + (h0_calls != 1);
+}
+
 static void test_trap_chain(void)
 {
 	int st = hard_child(chain_child, NULL, 20);
 
 	tap_ok(st == 0, "a foreign SIGTRAP reaches each of the program's chained handlers exactly once (%s)",
+	       hard_status(st));
+	h0_calls = 0;
+	st = hard_child(components_child, NULL, 20);
+	tap_ok(st == 0, "%d components' chained handlers, one re-asserted 5 times: each runs once per trap (%s)",
+	       NR_COMPONENTS, hard_status(st));
+}
+
+/* ---- cancellation in the middle of a change ---- */
+
+static void *cancel_toggler(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		static_branch_enable(&k_cancel);
+		static_branch_disable(&k_cancel);
+	}
+	return NULL;
+}
+
+static int cancel_child(void *arg)
+{
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	(void)arg;
+	if (pthread_create(&t, NULL, cancel_toggler, NULL))
+		return 2;
+	usleep(20000);
+	pthread_cancel(t);
+	pthread_join(t, NULL);	/* a hang here is the failure */
+	static_branch_enable(&k_cancel);
+	if (statickeys_last_error() || run_cancel() != 1)
+		return 3;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 4;
+	static_branch_disable(&k_cancel);
+	return statickeys_last_error() || run_cancel() != 0 ? 5 : 0;
+}
+
+static void test_cancel(void)
+{
+	int st = hard_child(cancel_child, NULL, 20);
+
+	tap_ok(st == 0, "a toggling thread cancelled mid-change: it stops, and changes and fork() work after (%s)",
+	       hard_status(st));
+}
+
+/* ---- sites run from a signal handler ---- */
+
+static volatile int sig_stop;
+static volatile unsigned long sig_runs;
+
+static void usr1(int sig)
+{
+	(void)sig;
+	run_sig();
+	sig_runs++;
+}
+
+static void *sig_runner(void *arg)
+{
+	(void)arg;
+	while (!sig_stop)
+		run_sig();
+	return NULL;
+}
+
+static void *sig_toggler(void *arg)
+{
+	(void)arg;
+	while (!sig_stop) {
+		static_branch_enable(&k_sig);
+		static_branch_disable(&k_sig);
+	}
+	return NULL;
+}
+
+/*
+ * A SIGUSR1 handler that runs a site may interrupt the library's SIGTRAP
+ * handler, and meet an INT3 there.
+ */
+static int sig_child(void *arg)
+{
+	pthread_t r[2], t;
+	int i, j;
+
+	(void)arg;
+	signal(SIGUSR1, usr1);
+	for (i = 0; i < 2; i++)
+		pthread_create(&r[i], NULL, sig_runner, NULL);
+	pthread_create(&t, NULL, sig_toggler, NULL);
+	for (j = 0; j < 20000; j++)
+		for (i = 0; i < 2; i++)
+			pthread_kill(r[i], SIGUSR1);
+	sig_stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(r[i], NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+static void test_site_in_signal_handler(void)
+{
+	int st = hard_child(sig_child, NULL, 60);
+
+	tap_ok(st == 0, "sites run from a signal handler while keys change: no thread dies (%s)",
 	       hard_status(st));
 }
 
@@ -374,12 +561,14 @@ int main(void)
 {
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tap_plan(9);
+	tap_plan(13);
 	test_descriptors();
 	test_loader_lock();
 	test_counts();
 	test_deferred_unload();
 	test_trap_chain();
+	test_cancel();
+	test_site_in_signal_handler();
 	test_no_serialization();
 	return tap_exit();
 }
