@@ -111,6 +111,7 @@ __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
 __hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
+__hidden void sk_text_poke_fork_child(void);
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or

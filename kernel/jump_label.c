@@ -248,6 +248,7 @@ static void fork_prepare(void)
 static void fork_release(bool child)
 {
 	if (child) {
+		sk_text_poke_fork_child();
 		sk_deferred_fork_child();
 		arch_jump_label_fork_child();
 	} else {

@@ -59,6 +59,25 @@ int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
  */
 #define POKE_TRIES	3	/* attempts at a write or an open */
 
+/*
+ * The process this state belongs to: getpid() is a system call, and costs
+ * a few microseconds in a virtual machine; a fork() child resets it
+ * (sk_text_poke_fork_child(), from the core's fork handler).
+ */
+static pid_t my_pid;
+
+static pid_t current_pid(void)
+{
+	if (!my_pid)
+		my_pid = getpid();
+	return my_pid;
+}
+
+void sk_text_poke_fork_child(void)
+{
+	my_pid = 0;
+}
+
 static int mem_fd = -1;
 static pid_t mem_fd_pid;
 static dev_t mem_dev;
@@ -93,7 +112,7 @@ static bool mem_fd_mine(void)
 {
 	struct stat st;
 
-	return mem_fd >= 0 && mem_fd_pid == getpid() && !fstat(mem_fd, &st) &&
+	return mem_fd >= 0 && mem_fd_pid == current_pid() && !fstat(mem_fd, &st) &&
 	       st.st_dev == mem_dev && st.st_ino == mem_ino;
 }
 
@@ -116,7 +135,7 @@ static int open_mem_once(void)
 	 * (only the patching thread itself can) leaves the child the
 	 * parent's: it would write into the parent, and it is ours to close.
 	 */
-	if (mem_fd >= 0 && mem_fd_pid != getpid())
+	if (mem_fd >= 0 && mem_fd_pid != current_pid())
 		close(mem_fd);
 	mem_fd = -1;
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
@@ -129,7 +148,7 @@ static int open_mem_once(void)
 		return err;
 	}
 	mem_fd = fd;
-	mem_fd_pid = getpid();
+	mem_fd_pid = current_pid();
 	mem_dev = st.st_dev;
 	mem_ino = st.st_ino;
 	return 0;
@@ -464,7 +483,7 @@ static void sync_init(void)
 {
 	long q = membarrier(MEMBARRIER_CMD_QUERY, 0);
 
-	sync_pid = getpid();
+	sync_pid = current_pid();
 	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
 	    !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0))
 		sync_mode = SYNC_CORE;
@@ -510,7 +529,7 @@ int sk_sync_core(void)
 {
 	int err = 0;
 
-	if (sync_mode == SYNC_UNSET || sync_pid != getpid())
+	if (sync_mode == SYNC_UNSET || sync_pid != current_pid())
 		sync_init();
 	switch (sync_mode) {
 	case SYNC_CORE:
