@@ -131,7 +131,6 @@ CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 		   -pthread $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
-LDFLAGS_RO	:= -Wl,-T,$(srctree)/scripts/statickeys-ro.ld
 
 # ---- the library ----
 lib-src		:= $(wildcard $(srctree)/kernel/*.c) \
@@ -168,7 +167,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
-		$(LDFLAGS_RO) -o $@ $(lib-obj) -ldl
+		-o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(objtree)/$(LIB_SONAME)
@@ -213,7 +212,7 @@ asm_headers	:= $(wildcard $(srctree)/arch/$(SRCARCH)/include/asm/*.h)
 .PHONY: install uninstall
 install: all
 	$(Q)install -d $(inc_dest)/linux $(inc_dest)/statickeys $(inc_dest)/asm \
-		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/statickeys
+		$(DESTDIR)$(LIBDIR)/pkgconfig
 	$(Q)install -m 644 $(pub_headers) $(inc_dest)/linux/
 	$(Q)install -m 644 $(own_headers) $(CONFIG_H) $(inc_dest)/statickeys/
 	$(Q)install -m 644 $(asm_headers) $(inc_dest)/asm/
@@ -221,12 +220,11 @@ install: all
 	$(Q)install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so
-	$(Q)install -m 644 $(srctree)/scripts/statickeys-ro.ld $(DESTDIR)$(LIBDIR)/statickeys/
 	$(Q)install -m 644 $(objtree)/statickeys.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 
 uninstall:
-	$(Q)rm -rf $(inc_dest) $(DESTDIR)$(LIBDIR)/statickeys
+	$(Q)rm -rf $(inc_dest)
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys.pc
@@ -241,7 +239,7 @@ test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
 test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/%,\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
-LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree) $(LDFLAGS_RO)
+LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
 LDLIBS_TEST	:= -lstatickeys -ldl
 
 -include $(wildcard $(srctree)/selftests/*/Makefile.inc)
