@@ -110,14 +110,21 @@ $(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
 	$(Q)touch $@
 
 # The installed configuration: every option guarded, so that a program with
-# its own Kconfig may define the same names first.
-$(CONFIG_H): $(AUTOCONF)
-	$(quiet) GEN "statickeys/config.h"
+# its own Kconfig may define the same names first.  CONFIG_JUMP_LABEL also
+# depends on the user's compiler: one without asm goto gets the fallback.
+SK_CC_HAS_ASM_GOTO := defined(__clang__) ? __clang_major__ >= 9 : \
+	(__GNUC__ > 4 || (__GNUC__ == 4 \&\& __GNUC_MINOR__ >= 5))
+# It also follows this Makefile (the recipe): rewritten only when its text
+# changes, so that a Makefile edit rebuilds nothing else.
+$(CONFIG_H): $(AUTOCONF) $(srctree)/Makefile
 	$(Q){ echo '/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */'; \
 	  echo '/* The configuration libstatickeys was built with (generated). */'; \
 	  echo '#ifndef _STATICKEYS_CONFIG_H'; echo '#define _STATICKEYS_CONFIG_H'; \
-	  sed -n 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
-	  echo '#endif'; } > $@.tmp && mv $@.tmp $@
+	  sed -n -e '/^#define CONFIG_JUMP_LABEL 1$$/{s//#ifndef CONFIG_JUMP_LABEL\n#if $(SK_CC_HAS_ASM_GOTO)\n#define CONFIG_JUMP_LABEL 1\n#endif\n#endif/p;d}' \
+	    -e 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
+	  echo '#endif'; } > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+		$(if $(Q),echo '  GEN      statickeys/config.h';) mv $@.tmp $@; fi
 
 # ---- flags ----
 ifeq ($(W),e)

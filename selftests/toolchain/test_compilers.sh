@@ -8,30 +8,18 @@
 . "$srctree/selftests/toolchain/toolchain.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-src=$srctree/selftests/toolchain
 
 compilers=$(sk_compilers)
 set -- $compilers
 tap_plan $(($# * 2 * 2))
 
-expect="start true=1 false=0 arr=0 lib=0 libsite=0
-flipped true=0 false=1 arr=1 lib=1 libsite=1
-err=0
-ro refused=1 site=0 store=fault"
-
-# One compiler name from sk_compilers: gcc, g++, clang or clang++.
 for name in $compilers; do
 	cc=$(sk_compiler "$name")
 	case $name in *++) lang="-x c++ -std=gnu++17" ;; *) lang="-std=gnu11" ;; esac
 	for opt in -O0 -O2; do
 		d=$tmp/$name$opt
-		mkdir -p "$d"
 		what="$name $opt ($SRCARCH)"
-		{ $cc $lang $opt -Wall -fPIC -shared $SK_CPPFLAGS -I"$src" \
-			"$src/tc_lib.c" -o "$d/libtc.so" $SK_LIBS &&
-		  $cc $lang $opt -Wall -fPIE -pie $SK_CPPFLAGS -I"$src" \
-			-I"$srctree/selftests/lib" "$src/tc_prog.c" -o "$d/tc_prog" \
-			-L"$d" -Wl,-rpath,"$d" -ltc $SK_LIBS; } > "$d/cc.log" 2>&1
+		tc_build "$d" "$cc" "$lang $opt -Wall $SK_CPPFLAGS" "$SK_LIBS"
 		rc=$?
 		if [ $rc -eq 0 ] && [ "$SK_JUMP_LABEL" = y ]; then
 			${READELF:-readelf} -S "$d/tc_prog" | grep -q __jump_table
@@ -40,14 +28,7 @@ for name in $compilers; do
 		fi
 		tap_diag < "$d/cc.log"
 		tap_ok $rc "$what: a program and a shared object with sites build (CONFIG_JUMP_LABEL=$SK_JUMP_LABEL)"
-		out=$($RUNNER "$d/tc_prog" 2>"$d/err.log")
-		rc=$?
-		if [ $rc -ne 0 ] || [ "$out" != "$expect" ]; then
-			echo "$out" | tap_diag
-			tap_diag < "$d/err.log"
-		fi
-		tap_ok $([ $rc -eq 0 ] && [ "$out" = "$expect" ]; echo $?) \
-			"$what: sites flip with their keys, across objects; the _RO key is sealed"
+		tc_run "$d" "$what: sites flip with their keys, across objects; the _RO key is sealed"
 	done
 done
 tap_exit
