@@ -13,12 +13,14 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/dest
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
-tap_plan $((3 + 2 * 3 + 3))
+tap_plan $((4 + 2 * 3 + 3))
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$srctree" O="$objtree" \
 	ARCH="${ARCH:-$SRCARCH}" DESTDIR="$dest" PREFIX=/usr install \
 	> "$tmp/install.log" 2>&1
 tap_ok $? "make install DESTDIR=... PREFIX=/usr"
 tap_diag < "$tmp/install.log"
+tap_ok $([ -f "$dest/usr/share/statickeys/statickeys.gdb" ]; echo $?) \
+	"the gdb script is installed as share/statickeys/statickeys.gdb"
 
 export PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig
 export PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# gdb -batch with scripts/gdb/statickeys.gdb (installed as
+# <prefix>/share/statickeys/statickeys.gdb) on a program that toggles a key
+# while threads run its sites: the library's traps pass silently, the
+# program ends normally with every toggle done, and gdb's own breakpoints
+# still stop.
+. "$srctree/selftests/lib/tap.sh"
+prog=$objtree/selftests/tools/toggle_threads
+script=$srctree/scripts/gdb/statickeys.gdb
+toggles=3000
+
+tap_plan 3
+if [ -n "${RUNNER:-}" ] || ! command -v gdb > /dev/null; then
+	reason="gdb runs native programs only"
+	command -v gdb > /dev/null || reason="gdb is not installed (scripts/install-deps tools)"
+	for i in 1 2 3; do tap_skip "$reason" "gdb $i"; done
+	tap_exit
+fi
+sk_gdb() { timeout 600 gdb -batch -nx -x "$script" "$@" 2>&1; }
+
+out=$(sk_gdb -ex run -ex 'printf "traps passed over: %d\n", $_statickeys_traps' \
+	--args "$prog" $toggles)
+echo "$out" | grep -v '^\[\(New\|Switching to\) Thread\|^\[Thread .* exited' | tap_diag
+echo "$out" | grep -qx "toggles $toggles errors 0 bad 0" &&
+	echo "$out" | grep -q '^\[Inferior 1 (process [0-9]*) exited normally\]'
+tap_ok $? "under gdb -batch: $toggles toggles while threads run the sites, no stop, no error"
+echo "$out" | grep -q 'received signal'
+tap_ok $((! $?)) "no 'received signal' stop on the way"
+
+out=$(sk_gdb -ex 'break reader' -ex run -ex 'delete 2' -ex continue \
+	--args "$prog" $toggles)
+echo "$out" | grep -q 'hit Breakpoint 2, reader' &&
+	echo "$out" | grep -q 'exited normally'
+tap_ok $? "a gdb breakpoint still stops (then the run completes)"
+[ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
+tap_exit
