@@ -204,12 +204,18 @@ LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
 
-$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in $(srctree)/Makefile | $(objtree)/.dirs
-	$(quiet) GEN "$(notdir $@)"
+# Regenerated on every make (the paths come from PREFIX, LIBDIR and
+# INCLUDEDIR of this make: `make` then `make install PREFIX=/usr` must
+# install /usr), replaced only when its text changes.
+$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)/.dirs
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@
+		-e 's|@VERSION@|$(VERSION)|' $< > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+		$(if $(Q),echo '  GEN      $(notdir $@)';) mv $@.tmp $@; fi
+.PHONY: FORCE
+FORCE:
 
 inc_dest	= $(DESTDIR)$(INCLUDEDIR)/statickeys
 pub_headers	:= $(wildcard $(srctree)/include/linux/*.h)
@@ -286,12 +292,13 @@ help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX=]'
 	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
+	@echo '                check-gdb, check-valgrind, check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
 	@echo '                bench-kstack, bench-cocci'
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
-	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
+	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))
