@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 compilers=$(sk_compilers)
 set -- $compilers
 tap_plan $(($# * 2 * 2))
+sk_skip_if_sanitized $(($# * 2 * 2))
 
 for name in $compilers; do
 	cc=$(sk_compiler "$name")

@@ -88,3 +88,15 @@ tc_run() {
 	fi
 	tap_ok $([ $rc -eq 0 ] && [ "$out" = "$tc_expect" ]; echo $?) "$2"
 }
+
+# sk_skip_if_sanitized N: under SANITIZE=, skip the N checks and exit.  The
+# library then needs its sanitizer's runtime loaded first, which the
+# programs these tests build with other compilers and flags do not have.
+sk_skip_if_sanitized() {
+	local i
+	[ -n "${SANITIZE:-}" ] || return 0
+	for i in $(seq "$1"); do
+		tap_skip "SANITIZE=$SANITIZE: the library needs the sanitizer runtime in the program" "toolchain $i"
+	done
+	tap_exit
+}
