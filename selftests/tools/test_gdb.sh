@@ -4,17 +4,18 @@
 # <prefix>/share/statickeys/statickeys.gdb) on a program that toggles a key
 # while threads run its sites: the library's traps pass silently, the
 # program ends normally with every toggle done, and gdb's own breakpoints
-# still stop.
+# still stop.  At a site, a software breakpoint makes key changes refused
+# (an int3 the library did not write); a hardware breakpoint does not.
 . "$srctree/selftests/lib/tap.sh"
 prog=$objtree/selftests/tools/toggle_threads
 script=$srctree/scripts/gdb/statickeys.gdb
 toggles=3000
 
-tap_plan 3
+tap_plan 5
 if [ -n "${RUNNER:-}" ] || ! command -v gdb > /dev/null; then
 	reason="gdb runs native programs only"
 	command -v gdb > /dev/null || reason="gdb is not installed (scripts/install-deps tools)"
-	for i in 1 2 3; do tap_skip "$reason" "gdb $i"; done
+	for i in 1 2 3 4 5; do tap_skip "$reason" "gdb $i"; done
 	tap_exit
 fi
 sk_gdb() { timeout 600 gdb -batch -nx -x "$script" "$@" 2>&1; }
@@ -33,5 +34,23 @@ out=$(sk_gdb -ex 'break reader' -ex run -ex 'delete 2' -ex continue \
 echo "$out" | grep -q 'hit Breakpoint 2, reader' &&
 	echo "$out" | grep -q 'exited normally'
 tap_ok $? "a gdb breakpoint still stops (then the run completes)"
+[ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
+
+# at_site BREAK: run 4 toggles with BREAK (break or hbreak) on the first
+# instruction of tt_unlikely(), its site, passed over silently.
+at_site() {
+	sk_gdb -ex 'break main' -ex run -ex "$1 *tt_unlikely" \
+		-ex 'commands 3
+silent
+continue
+end' -ex continue --args "$prog" 4
+}
+out=$(at_site break)
+echo "$out" | grep -q '^toggles 4 errors [1-9]'
+tap_ok $? "a software breakpoint at a site: the key changes are refused"
+[ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
+out=$(at_site hbreak)
+echo "$out" | grep -qx 'toggles 4 errors 0 bad 0'
+tap_ok $? "a hardware breakpoint at a site: the key changes go through"
 [ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
 tap_exit
