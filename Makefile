@@ -110,14 +110,21 @@ $(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
 	$(Q)touch $@
 
 # The installed configuration: every option guarded, so that a program with
-# its own Kconfig may define the same names first.
-$(CONFIG_H): $(AUTOCONF)
-	$(quiet) GEN "statickeys/config.h"
+# its own Kconfig may define the same names first.  CONFIG_JUMP_LABEL also
+# depends on the user's compiler: one without asm goto gets the fallback.
+SK_CC_HAS_ASM_GOTO := defined(__clang__) ? __clang_major__ >= 9 : \
+	(__GNUC__ > 4 || (__GNUC__ == 4 \&\& __GNUC_MINOR__ >= 5))
+# It also follows this Makefile (the recipe): rewritten only when its text
+# changes, so that a Makefile edit rebuilds nothing else.
+$(CONFIG_H): $(AUTOCONF) $(srctree)/Makefile
 	$(Q){ echo '/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */'; \
 	  echo '/* The configuration libstatickeys was built with (generated). */'; \
 	  echo '#ifndef _STATICKEYS_CONFIG_H'; echo '#define _STATICKEYS_CONFIG_H'; \
-	  sed -n 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
-	  echo '#endif'; } > $@.tmp && mv $@.tmp $@
+	  sed -n -e '/^#define CONFIG_JUMP_LABEL 1$$/{s//#ifndef CONFIG_JUMP_LABEL\n#if $(SK_CC_HAS_ASM_GOTO)\n#define CONFIG_JUMP_LABEL 1\n#endif\n#endif/p;d}' \
+	    -e 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
+	  echo '#endif'; } > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+		$(if $(Q),echo '  GEN      statickeys/config.h';) mv $@.tmp $@; fi
 
 # ---- flags ----
 ifeq ($(W),e)
@@ -131,7 +138,6 @@ CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 		   -pthread $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
-LDFLAGS_RO	:= -Wl,-T,$(srctree)/scripts/statickeys-ro.ld
 
 # ---- the library ----
 lib-src		:= $(wildcard $(srctree)/kernel/*.c) \
@@ -169,7 +175,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
 		-Wl,-z,now -Wl,-z,relro \
-		$(LDFLAGS_RO) -o $@ $(lib-obj) -ldl
+		-o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(objtree)/$(LIB_SONAME)
@@ -199,12 +205,18 @@ LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
 
-$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in $(srctree)/Makefile | $(objtree)/.dirs
-	$(quiet) GEN "$(notdir $@)"
+# Regenerated on every make (the paths come from PREFIX, LIBDIR and
+# INCLUDEDIR of this make: `make` then `make install PREFIX=/usr` must
+# install /usr), replaced only when its text changes.
+$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)/.dirs
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@
+		-e 's|@VERSION@|$(VERSION)|' $< > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+		$(if $(Q),echo '  GEN      $(notdir $@)';) mv $@.tmp $@; fi
+.PHONY: FORCE
+FORCE:
 
 inc_dest	= $(DESTDIR)$(INCLUDEDIR)/statickeys
 pub_headers	:= $(wildcard $(srctree)/include/linux/*.h)
@@ -214,7 +226,7 @@ asm_headers	:= $(wildcard $(srctree)/arch/$(SRCARCH)/include/asm/*.h)
 .PHONY: install uninstall
 install: all
 	$(Q)install -d $(inc_dest)/linux $(inc_dest)/statickeys $(inc_dest)/asm \
-		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/statickeys
+		$(DESTDIR)$(LIBDIR)/pkgconfig
 	$(Q)install -m 644 $(pub_headers) $(inc_dest)/linux/
 	$(Q)install -m 644 $(own_headers) $(CONFIG_H) $(inc_dest)/statickeys/
 	$(Q)install -m 644 $(asm_headers) $(inc_dest)/asm/
@@ -222,12 +234,11 @@ install: all
 	$(Q)install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so
-	$(Q)install -m 644 $(srctree)/scripts/statickeys-ro.ld $(DESTDIR)$(LIBDIR)/statickeys/
 	$(Q)install -m 644 $(objtree)/statickeys.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 
 uninstall:
-	$(Q)rm -rf $(inc_dest) $(DESTDIR)$(LIBDIR)/statickeys
+	$(Q)rm -rf $(inc_dest)
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys.pc
@@ -242,7 +253,7 @@ test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
 test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/%,\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
-LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree) $(LDFLAGS_RO)
+LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
 LDLIBS_TEST	:= -lstatickeys -ldl
 
 -include $(wildcard $(srctree)/selftests/*/Makefile.inc)
@@ -285,12 +296,13 @@ help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX=]'
 	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
+	@echo '                check-gdb, check-valgrind, check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
 	@echo '                bench-kstack, bench-cocci'
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
-	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
+	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))

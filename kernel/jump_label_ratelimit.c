@@ -42,7 +42,8 @@ static void unlink_work(struct delayed_work *w)
 		}
 	}
 	w->next = NULL;
-	w->pending = 0;
+	/* Stored atomically: callers may look at it without work_lock. */
+	__atomic_store_n(&w->pending, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -190,7 +191,7 @@ static void schedule_work(struct delayed_work *w, struct static_key *key,
 		return;
 	w->key = key;
 	w->due_ns = due_ns;
-	w->pending = 1;
+	__atomic_store_n(&w->pending, 1, __ATOMIC_RELEASE);
 	for (pp = &pending; *pp && (*pp)->due_ns <= due_ns; pp = &(*pp)->next)
 		;
 	w->next = *pp;

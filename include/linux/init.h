@@ -8,6 +8,7 @@
 #define _LINUX_INIT_H
 
 #include <statickeys/export.h>
+#include <statickeys/object.h>
 #include <linux/kstrtox.h>
 
 #ifndef __cplusplus
@@ -34,7 +35,9 @@
  *   0      prefix of word the word after @str   1 handled, 0 not handled
  *
  * The entries of an executable or shared object sit in its ELF section
- * __sk_setup, an array bounded by __start___sk_setup and __stop___sk_setup.
+ * __sk_setup, an array bounded by __start___sk_setup and __stop___sk_setup,
+ * which the object's constructor (<statickeys/object.h>, included above, as
+ * kernel code includes only this header) hands to the library.
  * They are writable data: the pointers need relocating in PIE and PIC code.
  */
 struct obs_kernel_param {

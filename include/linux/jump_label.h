@@ -97,24 +97,51 @@ struct static_key_false {
 #endif
 
 /*
- * Read-only-after-init keys live in their own section; the library makes it
- * read-only when the defining object has been initialised ("sealed"), see
- * Documentation/static-keys.rst.  The section is page-aligned by the linker
- * script fragment statickeys-ro.ld that pkg-config's --libs adds.
+ * Read-only-after-init keys live in their own section, __sk_ro_after_init;
+ * the library makes it read-only when the defining object has been
+ * initialised ("sealed"), see Documentation/static-keys.rst.  No linker
+ * script is needed: every DEFINE_*_RO emits, next to the key, a page
+ * alignment in subsection 1 of the key's section.  The assembler puts
+ * subsection 1 after everything else in that section of the translation
+ * unit and gives the section page alignment, so each translation unit adds
+ * to the output section whole pages that hold only read-only keys, whatever
+ * the linker (bfd, gold, lld) and wherever it places the section.  The
+ * cost: one page per translation unit that defines read-only keys.
+ *
+ * __SK_RO_PAGE is the largest page size a kernel of the architecture may
+ * run with (arm64: 4, 16 or 64 KiB).
  */
-#define __ro_after_init_key	__attribute__((section("__sk_ro_after_init")))
+#define __SK_RO_SECTION		"__sk_ro_after_init"
+#ifdef __aarch64__
+#define __SK_RO_PAGE		"65536"
+#else
+#define __SK_RO_PAGE		"4096"
+#endif
+#define __ro_after_init_key	__attribute__((section(__SK_RO_SECTION)))
+#define __sk_ro_key_pages						\
+	__asm__(".pushsection " __SK_RO_SECTION ", \"aw\", %progbits\n\t" \
+		".subsection 1\n\t"					\
+		".balign " __SK_RO_PAGE "\n\t"				\
+		".popsection")
 
+/*
+ * The _RO definitions end in a top-level asm statement; the caller's ';'
+ * ends it, and a storage class or attribute written before the macro
+ * applies to the key, as in the kernel.
+ */
 #define DEFINE_STATIC_KEY_TRUE(name)	\
 	struct static_key_true name = { STATIC_KEY_INIT_TRUE }
 #define DEFINE_STATIC_KEY_TRUE_RO(name)	\
-	struct static_key_true name __ro_after_init_key = { STATIC_KEY_INIT_TRUE }
+	struct static_key_true name __ro_after_init_key = { STATIC_KEY_INIT_TRUE }; \
+	__sk_ro_key_pages
 #define DECLARE_STATIC_KEY_TRUE(name)	\
 	extern struct static_key_true name
 
 #define DEFINE_STATIC_KEY_FALSE(name)	\
 	struct static_key_false name = { STATIC_KEY_INIT_FALSE }
 #define DEFINE_STATIC_KEY_FALSE_RO(name)	\
-	struct static_key_false name __ro_after_init_key = { STATIC_KEY_INIT_FALSE }
+	struct static_key_false name __ro_after_init_key = { STATIC_KEY_INIT_FALSE }; \
+	__sk_ro_key_pages
 #define DECLARE_STATIC_KEY_FALSE(name)	\
 	extern struct static_key_false name
 

@@ -32,7 +32,7 @@ struct statickeys_object {
 	struct jump_entry *jump_start, *jump_stop;
 	const struct obs_kernel_param *param_start, *param_stop;
 	void *ro_start, *ro_stop;		/* read-only-after-init keys */
-	void *ro_page_start, *ro_page_end;	/* set by statickeys-ro.ld */
+	void *ro_page_start, *ro_page_end;	/* whole pages of ro keys */
 };
 
 void statickeys_register_object(const struct statickeys_object *obj);
@@ -51,8 +51,6 @@ extern char __start___sk_setup[] __SK_OBJ_SYM;
 extern char __stop___sk_setup[] __SK_OBJ_SYM;
 extern char __start___sk_ro_after_init[] __SK_OBJ_SYM;
 extern char __stop___sk_ro_after_init[] __SK_OBJ_SYM;
-extern char __sk_ro_page_begin[] __SK_OBJ_SYM;
-extern char __sk_ro_page_end[] __SK_OBJ_SYM;
 extern void *__dso_handle __SK_OBJ_SYM;
 
 #ifdef STATICKEYS_MANUAL_SEAL
@@ -72,8 +70,12 @@ static inline void __sk_object_describe(struct statickeys_object *o)
 	o->param_stop = (const struct obs_kernel_param *)(void *)__stop___sk_setup;
 	o->ro_start = __start___sk_ro_after_init;
 	o->ro_stop = __stop___sk_ro_after_init;
-	o->ro_page_start = __sk_ro_page_begin;
-	o->ro_page_end = __sk_ro_page_end;
+	/*
+	 * The section is made of whole pages (see __sk_ro_key_pages in
+	 * <linux/jump_label.h>); the library checks the alignment.
+	 */
+	o->ro_page_start = __start___sk_ro_after_init;
+	o->ro_page_end = __stop___sk_ro_after_init;
 }
 
 /*

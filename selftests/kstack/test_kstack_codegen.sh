@@ -16,10 +16,12 @@ if ! grep -q '^#define CONFIG_RANDOMIZE_KSTACK_OFFSET 1' \
 fi
 tap_ok $([ -n "$dis" ]; echo $?) "sk_do_syscall disassembled from $obj"
 case $SRCARCH in
-x86)	alloca='sub[[:space:]]+%r[a-z0-9]+,%rsp'
+# gcc subtracts from the stack pointer; clang computes the new one in
+# another register and moves it there.
+x86)	alloca='sub[[:space:]]+%r[a-z0-9]+,%rsp|mov[[:space:]]+%r([a-d]x|[sd]i|[89]|1[0-5]),%rsp'
 	probe='or[q]?[[:space:]]+\$0x0,.*\(%rsp\)'
 	canary='%fs:0x28|__stack_chk' ;;
-arm64)	alloca='sub[[:space:]]+sp, sp, x[0-9]+'
+arm64)	alloca='sub[[:space:]]+sp, sp, x[0-9]+|mov[[:space:]]+sp, x([0-9]|1[0-9]|2[0-8])$'
 	probe='str[[:space:]]+xzr, \[sp'
 	canary='__stack_chk' ;;
 esac

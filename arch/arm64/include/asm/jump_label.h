@@ -15,9 +15,23 @@
 #define JUMP_LABEL_NOP_SIZE		4
 
 /*
+ * The constraint for "a link-time constant address" under -fPIC/-fPIE:
+ *
+ *   compiler  constraint  rejects
+ *   gcc       "S"         "i" (impossible constraint)
+ *   clang 14  "i"         "S" with an offset (&keys[2]: invalid operand)
+ */
+#ifdef __clang__
+#define __SK_KEY_CONSTRAINT	"i"
+#else
+#define __SK_KEY_CONSTRAINT	"S"
+#endif
+
+/*
  * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key; the "S" constraint (a
- *       symbolic address) is what the arm64 compiler accepts under -fPIC.
+ * @key: constant address of a struct static_key, printed bare by %c with
+ *       __SK_KEY_CONSTRAINT: the entry's key is an absolute address that the
+ *       loader relocates, so a site may name a key of another shared object.
  * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
  * @jump: 1 to emit B, 0 for NOP: the site's state at build time.
  */
@@ -35,7 +49,7 @@
 		".long 1b - ., %l[__sk_l_yes] - .\n\t"			\
 		".quad %c0 + %c1\n\t"					\
 		".popsection"						\
-		: : "S" (key), "i" (branch), "i" (jump)			\
+		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
 		: : __sk_l_yes);					\
 	__sk_ret = false;						\
 	goto __sk_l_out;						\

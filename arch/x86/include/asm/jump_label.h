@@ -19,10 +19,28 @@
 #define ARCH_JUMP_LABEL_JMP32_OPCODE	0xe9
 
 /*
+ * How the key's address reaches the assembler.  Under -fPIC/-fPIE neither
+ * compiler takes "i" for the address of a global, and each has its own
+ * spelling of "a link-time constant, printed bare":
+ *
+ *   compiler  constraint  operand  rejects
+ *   gcc       "X"         %p       "s" (impossible constraint under -fPIC)
+ *   clang     "s"         %c       "X" with %p (invalid operand)
+ */
+#ifdef __clang__
+#define __SK_KEY_CONSTRAINT	"s"
+#define __SK_KEY_ASM		"%c0"
+#else
+#define __SK_KEY_CONSTRAINT	"X"
+#define __SK_KEY_ASM		"%p0"
+#endif
+
+/*
  * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key.  "X" with %p prints the
- *       bare symbol in every code model; "i" is refused for a key defined in
- *       another shared object under -fPIC.
+ * @key: constant address of a struct static_key, printed as a bare symbol
+ *       (plus offset) by __SK_KEY_ASM, whatever the code model: the entry's
+ *       key is an absolute address that the loader relocates, so a site may
+ *       name a key of another shared object.
  * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
  * @jump: 1 to emit the JMP, 0 for the NOP: the site's state at build time.
  *
@@ -43,9 +61,9 @@
 		".pushsection __jump_table, \"aw\"\n\t"			\
 		".balign 8\n\t"						\
 		".long 1b - ., %l[__sk_l_yes] - .\n\t"			\
-		".quad %p0 + %c1\n\t"					\
+		".quad " __SK_KEY_ASM " + %c1\n\t"			\
 		".popsection"						\
-		: : "X" (key), "i" (branch), "i" (jump)			\
+		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
 		: : __sk_l_yes);					\
 	__sk_ret = false;						\
 	goto __sk_l_out;						\

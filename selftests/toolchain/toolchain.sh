@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+# Compilers and linkers the toolchain tests try, for the configured
+# architecture.  Sourced after selftests/lib/tap.sh.
+
+# The cross prefix of a build for another architecture, if any.
+case $SRCARCH in
+arm64)	sk_triple=aarch64-linux-gnu ;;
+*)	sk_triple=x86_64-linux-gnu ;;
+esac
+case $(uname -m) in
+aarch64) sk_native=arm64 ;;
+*)	 sk_native=x86 ;;
+esac
+if [ "$SRCARCH" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
+
+sk_compilers() { echo gcc g++ clang clang++; }
+
+# sk_compiler NAME: the command line of gcc, g++, clang or clang++ that
+# builds for SRCARCH.
+sk_compiler() {
+	case $1 in
+	gcc|g++) echo "$sk_prefix$1" ;;
+	clang|clang++)
+		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple"
+		else echo "$1"; fi ;;
+	esac
+}
+
+# How a program links the library of this build (no linker script).
+SK_LIBS="-L$objtree -Wl,-rpath,$objtree -lstatickeys"
+
+sk_linkers() { echo bfd gold lld; }
+
+# sk_linker_flags NAME: the driver flags that link with bfd, gold or lld.
+# A cross gcc looks for ld.lld only under its own prefix: show it lld's
+# directory.
+sk_linker_flags() {
+	local lld
+	echo "-fuse-ld=$1"
+	if [ "$1" = lld ] && [ -n "$sk_prefix" ]; then
+		lld=$(readlink -f "$(command -v ld.lld)")
+		echo "-B${lld%/*}/"
+	fi
+}
+
+# sk_linked_by FILE: bfd, gold or lld, from the marks each leaves.
+sk_linked_by() {
+	local sections
+	sections=$(${READELF:-readelf} -SW "$1")
+	if ${READELF:-readelf} -p .comment "$1" 2>/dev/null | grep -q 'LLD'; then
+		echo lld
+	elif echo "$sections" | grep -q '\.note\.gnu\.gold-version'; then
+		echo gold
+	else
+		echo bfd
+	fi
+}
+
+# The test program of selftests/toolchain: what tc_prog prints when every
+# site, across objects, followed its key and the _RO key is sealed.
+tc_src=$srctree/selftests/toolchain
+tc_expect="start true=1 false=0 arr=0 lib=0 libsite=0
+flipped true=0 false=1 arr=1 lib=1 libsite=1
+err=0
+ro refused=1 site=0 store=fault"
+
+# tc_build DIR CC CFLAGS LIBS: build DIR/libtc.so and DIR/tc_prog with the
+# compiler command CC; CFLAGS go before the sources, LIBS after them (as
+# a Makefile's CFLAGS/LDFLAGS and LDLIBS).  The log is DIR/cc.log.
+tc_build() {
+	local d=$1 cc=$2 cflags=$3 libs=$4
+	mkdir -p "$d"
+	{ $cc $cflags -fPIC -shared -I"$tc_src" "$tc_src/tc_lib.c" \
+		-o "$d/libtc.so" $libs &&
+	  $cc $cflags -fPIE -pie -I"$tc_src" -I"$srctree/selftests/lib" \
+		"$tc_src/tc_prog.c" -o "$d/tc_prog" -L"$d" -Wl,-rpath,"$d" \
+		-ltc $libs; } > "$d/cc.log" 2>&1
+}
+
+# tc_run DIR WHAT: run DIR/tc_prog (under RUNNER) and check what it prints.
+tc_run() {
+	local d=$1 out rc
+	out=$($RUNNER "$d/tc_prog" 2>"$d/err.log")
+	rc=$?
+	if [ $rc -ne 0 ] || [ "$out" != "$tc_expect" ]; then
+		echo "$out" | tap_diag
+		tap_diag < "$d/err.log"
+	fi
+	tap_ok $([ $rc -eq 0 ] && [ "$out" = "$tc_expect" ]; echo $?) "$2"
+}
+
+# sk_skip_if_sanitized N: under SANITIZE=, skip the N checks and exit.  The
+# library then needs its sanitizer's runtime loaded first, which the
+# programs these tests build with other compilers and flags do not have.
+sk_skip_if_sanitized() {
+	local i
+	[ -n "${SANITIZE:-}" ] || return 0
+	for i in $(seq "$1"); do
+		tap_skip "SANITIZE=$SANITIZE: the library needs the sanitizer runtime in the program" "toolchain $i"
+	done
+	tap_exit
+}
