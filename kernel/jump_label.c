@@ -960,7 +960,7 @@ static void seal_object(struct sk_object *o, void **copies, size_t nr_copies)
 		return;
 	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
 	    e < (uintptr_t)o->ro_stop) {
-		sk_warn("%s: read-only keys are refused changes but not write-protected: link it with statickeys-ro.ld (pkg-config --libs statickeys)",
+		sk_warn("%s: read-only keys are refused changes but not write-protected: their pages are not their own (built with an older header?)",
 			o->name);
 		return;
 	}
