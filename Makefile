@@ -201,7 +201,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
-		$(LDFLAGS_RO) -o $@ $(lib-obj) -ldl
+		$(LDFLAGS_RO) $(EXTRA_LDFLAGS) -o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(objtree)/$(LIB_SONAME)
