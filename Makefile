@@ -326,14 +326,16 @@ mrproper:
 
 help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
-	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX=]'
-	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
+	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
+	@echo 'Tests:          check (everything, ~3 min on 2 cores), run-selftests (this O=/ARCH=)'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
 	@echo '                bench-kstack, bench-cocci'
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
-	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2'
+	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
+	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
+	@echo 'Options:        O=dir ARCH=x86|x86_64|arm64 CROSS_COMPILE= V=1 W=1|e C=1|2 -s'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))
