@@ -31,7 +31,7 @@ env -u PKG_CONFIG_PATH -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_SYSROOT_DIR \
 env -u LD_LIBRARY_PATH ./flip
 EOS
 if ! unshare -m --propagation private true 2>/dev/null; then
-	tap_skip "no mount namespace here" "make install into /usr/local runs ldconfig"
+	tap_skip "no private mount namespace here (in a chroot, / is no mount point)" "make install into /usr/local runs ldconfig"
 	tap_exit
 fi
 out=$(tmp=$tmp unshare -m --propagation private bash "$tmp/run.sh" 2>&1)
