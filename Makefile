@@ -327,7 +327,7 @@ mrproper:
 help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
-	@echo 'Tests:          check (everything, ~3 min on 2 cores), run-selftests (this O=/ARCH=)'
+	@echo 'Tests:          check (everything, 3-9 min on 2 cores), run-selftests (this O=/ARCH=)'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
