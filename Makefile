@@ -16,20 +16,27 @@ O		?= build
 objtree		:= $(abspath $(O))
 
 # ---- verbosity ----
+# make -s prints nothing but errors (make 4 keeps the one-letter options in
+# the first word of MAKEFLAGS).
 ifeq ($(V),1)
 Q :=
-quiet = @:
+say = :
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+Q := @
+say = :
 else
 Q := @
-quiet = @printf '  %-8s %s\n'
+say = printf '  %-8s %s\n'
 endif
+quiet = @$(say)
 
 # ---- architecture ----
 HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH		?= $(HOSTARCH)
-SRCARCH		:= $(ARCH)
+# As in the kernel, ARCH=x86_64 names the x86 tree.
+SRCARCH		:= $(patsubst x86_64,x86,$(ARCH))
 ifeq ($(filter x86 arm64,$(SRCARCH)),)
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86 or ARCH=arm64)
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64) or ARCH=arm64)
 endif
 # An empty CROSS_COMPILE inherited from a native parent make counts as unset.
 ifeq ($(SRCARCH),arm64)
@@ -40,6 +47,20 @@ endif
 ifeq ($(strip $(RUNNER)),)
 RUNNER		:= qemu-aarch64 -L /usr/aarch64-linux-gnu
 endif
+endif
+endif
+
+# One output directory holds one architecture.  Its objects were built for
+# the ARCH its .config names: building another ARCH there would mix the two.
+built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_ARM64=y$$/arm64/p' \
+		   $(objtree)/.config 2>/dev/null)
+arch_free_goals	:= clean mrproper help check check-fresh check-package \
+		   coccicheck check-cocci check-kernel bench-cocci
+ifneq ($(filter-out $(SRCARCH),$(built_arch)),)
+ifneq ($(filter-out $(arch_free_goals),$(or $(MAKECMDGOALS),all)),)
+$(error $(O)/ holds an ARCH=$(built_arch) build, not ARCH=$(SRCARCH): \
+run `make O=$(O) ARCH=$(built_arch)`, build ARCH=$(SRCARCH) in another \
+directory (O=build-$(SRCARCH)), or `make O=$(O) mrproper` first)
 endif
 endif
 
@@ -74,11 +95,23 @@ config_targets	:= defconfig alldefconfig allnoconfig allyesconfig \
 		   listnewconfig
 .PHONY: $(config_targets)
 
-$(objtree)/.dirs:
+# Every build asks scripts/install-deps first for the Debian packages it
+# uses: it installs what is missing (as root) or names the apt-get command
+# that would, instead of a later "kconfig-conf: not found".  Packaging
+# builds, whose build dependencies are already there, pass INSTALL_DEPS=true.
+INSTALL_DEPS	?= $(srctree)/scripts/install-deps
+deps-groups	:= build $(if $(filter aarch64-linux-gnu-,$(CROSS_COMPILE)),arm64) \
+		   $(if $(C),sparse)
+.PHONY: deps
+deps:
+	$(Q)$(INSTALL_DEPS) $(deps-groups)
+
+$(objtree)/.dirs: | deps
 	$(Q)mkdir -p $(objtree)/include/config $(objtree)/include/generated \
 		$(objtree)/include/statickeys
 	$(Q)touch $@
 
+$(config_targets): deps
 defconfig alldefconfig: $(objtree)/.dirs
 	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
 		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
@@ -103,7 +136,7 @@ KCONFIG_FILES	:= $(srctree)/Kconfig $(wildcard $(srctree)/*/Kconfig* \
 
 # New symbols take their defaults (as olddefconfig) instead of prompting:
 # a build must never stop for input.
-$(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
+$(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES) | deps
 	$(quiet) SYNC "$(notdir $@)"
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --olddefconfig $(srctree)/Kconfig
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --silentoldconfig $(srctree)/Kconfig < /dev/null
@@ -174,7 +207,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
-		-Wl,-z,now -Wl,-z,relro \
+		-Wl,-z,now -Wl,-z,relro $(EXTRA_LDFLAGS) \
 		-o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)
@@ -205,16 +238,17 @@ LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
 
-# Regenerated on every make (the paths come from PREFIX, LIBDIR and
-# INCLUDEDIR of this make: `make` then `make install PREFIX=/usr` must
-# install /usr), replaced only when its text changes.
+# Generated on every make and replaced only when it changed: `make` then
+# `make install PREFIX=/usr LIBDIR=/usr/lib/<triplet>` (what distribution
+# packaging does) must install a .pc that names those directories.
 $(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)/.dirs
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
-		-e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
-		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@VERSION@|$(VERSION)|' $< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
-		$(if $(Q),echo '  GEN      $(notdir $@)';) mv $@.tmp $@; fi
+		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
+
 .PHONY: FORCE
 FORCE:
 
@@ -235,14 +269,21 @@ install: all
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so
 	$(Q)install -m 644 $(objtree)/statickeys.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
-	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(quiet) INSTALL "$(DESTDIR)$(PREFIX)"
+	$(Q)$(ldconfig)
+
+# Into the live system as root, the dynamic linker's cache learns the new
+# library now (a staged DESTDIR install leaves that to the package).
+ldconfig	= $(if $(DESTDIR),:,if [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; \
+		  then ldconfig; fi)
 
 uninstall:
 	$(Q)rm -rf $(inc_dest)
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys.pc
-	@echo "  UNINSTALL $(DESTDIR)$(PREFIX)"
+	$(quiet) UNINSTALL "$(DESTDIR)$(PREFIX)"
+	$(Q)$(ldconfig)
 
 # ---- selftests ----
 # Every selftests/<dir>/test_*.c is one TAP program linked with the shared
@@ -294,15 +335,18 @@ mrproper:
 
 help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
-	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX=]'
-	@echo 'Tests:          check (everything, ~10 min), run-selftests (this O=/ARCH=)'
-	@echo '                check-gdb, check-valgrind, check SANITIZE=address,undefined|thread'
+	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
+	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
+	@echo '                stress [STRESS_SECS=20], check-gdb, check-valgrind,'
+	@echo '                check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
 	@echo '                bench-kstack, bench-cocci'
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
-	@echo 'Options:        O=dir ARCH=x86|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2'
+	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
+	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
+	@echo 'Options:        O=dir ARCH=x86|x86_64|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2 -s'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))

@@ -145,8 +145,8 @@ else
 	(cd "$t" && git apply --check "$t.patch" &&
 	 [ "$(grep '^+++ ' "$t.patch" | tr '\n' ' ')" = "+++ b/mm/slab.h +++ b/mm/slub.c " ] &&
 	 ! grep -q 'init_on_\|randomize_kstack' "$t.patch") >"$t.diff" 2>&1
-	[ $? -eq 0 ] || cat "$t.patch" >>"$t.diff"
-	ok $? "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c only" "$t.diff"
+	rc=$?; [ $rc -eq 0 ] || cat "$t.patch" >>"$t.diff"
+	ok $rc "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c only" "$t.diff"
 	: >"$t.cp"
 	for p in "$work"/init_on.patch "$work"/spellings.patch \
 		 "$work"/crossfile.patch "$t.patch"; do

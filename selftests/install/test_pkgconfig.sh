@@ -2,6 +2,8 @@
 #
 # `make install` of this build into a DESTDIR, a program built outside the
 # tree with pkg-config against it and run, then `make uninstall` leaves nothing.
+# As distribution packaging does it: `make` first (default prefix), then
+# `make install DESTDIR= PREFIX=/usr`, and again with a multiarch LIBDIR.
 . "$srctree/selftests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -11,12 +13,13 @@ PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 # A make of our own, not a sub-make of the one running the tests.
 sk_make() {
 	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		make -s -C "$srctree" O="$objtree" ARCH="${ARCH:-$SRCARCH}" \
-		DESTDIR="$dest" PREFIX=/usr "$@"
+		make -s -C "$srctree" O="$objtree" ARCH="${ARCH:-$SRCARCH}" "$@"
 }
 
-tap_plan 9
-sk_make install > "$tmp/install.log" 2>&1
+tap_plan 12
+# The build a packager runs first writes the .pc for the default prefix.
+sk_make all > "$tmp/install.log" 2>&1 &&
+	sk_make install DESTDIR="$dest" PREFIX=/usr >> "$tmp/install.log" 2>&1
 rc=$?
 tap_diag < "$tmp/install.log"
 pc=$dest/usr/lib/pkgconfig/statickeys.pc
@@ -68,7 +71,35 @@ tap_ok $([ $rc -eq 0 ] && [ "$(echo "$out" | head -n 3)" = "$expect" ]; echo $?)
 tap_ok $(echo "$out" | grep -qx 'ro refused=1 locked=0 store=fault'; echo $?) \
 	"its _RO key is refused and write-protected (no linker script needed)"
 
-sk_make uninstall > "$tmp/uninstall.log" 2>&1
+# Debian's multiarch library directory, outside PREFIX/lib.
+triplet=$($CC -print-multiarch 2>/dev/null)
+triplet=${triplet:-x86_64-linux-gnu}
+mdest=$tmp/multiarch
+sk_make install DESTDIR="$mdest" PREFIX=/usr LIBDIR=/usr/lib/$triplet \
+	> "$tmp/multiarch.log" 2>&1
+rc=$?
+tap_diag < "$tmp/multiarch.log"
+mpc=$mdest/usr/lib/$triplet/pkgconfig/statickeys.pc
+grep -E '^[a-z_]+=' "$mpc" 2>/dev/null | tap_diag
+mpkg() {	# pkg-config reading the multiarch .pc only
+	PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$mdest/usr/lib/$triplet/pkgconfig \
+		PKG_CONFIG_SYSROOT_DIR= $PKG_CONFIG "$@" statickeys 2>&1
+}
+mlibdir=$(mpkg --variable=libdir)
+tap_ok $([ $rc -eq 0 ] && [ -e "$mdest/usr/lib/$triplet/libstatickeys.so.1" ] &&
+	grep -qx "libdir=\${prefix}/lib/$triplet" "$mpc" &&
+	[ "$mlibdir" = "/usr/lib/$triplet" ]; echo $?) \
+	"LIBDIR=/usr/lib/$triplet: library and .pc there, pkg-config says libdir=$mlibdir"
+mincl=$(mpkg --cflags)
+tap_ok $([ "$(echo $mincl)" = "-I/usr/include/statickeys" ]; echo $?) \
+	"LIBDIR=/usr/lib/$triplet: cflags $mincl"
+sk_make uninstall DESTDIR="$mdest" PREFIX=/usr LIBDIR=/usr/lib/$triplet \
+	> "$tmp/multiarch.log" 2>&1
+left=$(find "$mdest" ! -type d)
+echo "$left" | grep . | sed 's/^/left: /' | tap_diag
+tap_ok $([ -z "$left" ]; echo $?) "make uninstall LIBDIR=/usr/lib/$triplet leaves no file behind"
+
+sk_make uninstall DESTDIR="$dest" PREFIX=/usr > "$tmp/uninstall.log" 2>&1
 rc=$?
 tap_diag < "$tmp/uninstall.log"
 tap_ok $rc "make uninstall DESTDIR=... PREFIX=/usr"
