@@ -157,7 +157,7 @@ $(CONFIG_H): $(AUTOCONF) $(srctree)/Makefile
 	    -e 's/^#define \(CONFIG_[A-Za-z0-9_]*\) \(.*\)$$/#ifndef \1\n#define \1 \2\n#endif/p' $<; \
 	  echo '#endif'; } > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
-		$(if $(Q),echo '  GEN      statickeys/config.h';) mv $@.tmp $@; fi
+		$(say) GEN "statickeys/config.h"; mv $@.tmp $@; fi
 
 # ---- flags ----
 ifeq ($(W),e)
