@@ -914,26 +914,124 @@ static const void *object_identity(const struct statickeys_object *d)
  * gets a copy relocation for an extern variable of a shared object, and
  * then every object uses the copy, which lives in the program's ordinary
  * data.  Find such keys by name, say so, and refuse changes to the copy
- * too; only its write protection is lost.  Asks the loader: called with no
- * library lock held.  Returns the number of copies found, in *@copies.
+ * too; only its write protection is lost.
+ *
+ * The names come from the object's dynamic symbol table, every data symbol
+ * inside [start, stop): dladdr() would give one name per address, and the
+ * section's own __start_ symbol shares the first key's.  Asks the loader:
+ * called with no library lock held.
  */
-static size_t find_copies(const char *start, const char *stop,
-			  const char *objname, void ***copies)
+struct copy_scan {
+	const char *start, *stop;
+	const char **names;	/* data symbols in the range, and where */
+	const void **at;
+	size_t n;
+};
+
+/* The number of symbols of a GNU hash table: one past the highest chained. */
+static size_t gnu_hash_symbols(const uint32_t *h)
 {
-	const char *p;
-	size_t n = 0;
+	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
+	const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+	const uint32_t *chain = buckets + nbuckets;
+	uint32_t i, last = 0;
+
+	for (i = 0; i < nbuckets; i++)
+		if (buckets[i] > last)
+			last = buckets[i];
+	if (last < symoffset)
+		return symoffset;
+	while (!(chain[last - symoffset] & 1))
+		last++;
+	return last + 1;
+}
+
+/*
+ * Collected inside dl_iterate_phdr(), looked up after it: its callback runs
+ * with the loader's write lock held, and dlsym() takes the loader's lock.
+ */
+static void note_symbol(struct copy_scan *cs, const char *name, const void *p)
+{
+	const char **n = realloc(cs->names, (cs->n + 1) * sizeof(*n));
+	const void **a;
+
+	if (!n)
+		return;
+	cs->names = n;
+	a = realloc(cs->at, (cs->n + 1) * sizeof(*a));
+	if (!a)
+		return;
+	cs->at = a;
+	n[cs->n] = name;
+	a[cs->n++] = p;
+}
+
+static int copies_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct copy_scan *cs = data;
+	const ElfW(Sym) *sym = NULL;
+	const uint32_t *hash = NULL, *gnu = NULL;
+	const char *str = NULL;
+	const ElfW(Dyn) *d = NULL;
+	size_t i, nsyms;
+	bool mine = false;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (uintptr_t)cs->start >= s &&
+		    (uintptr_t)cs->start < s + ph->p_memsz)
+			mine = true;
+		if (ph->p_type == PT_DYNAMIC)
+			d = (const ElfW(Dyn) *)s;
+	}
+	if (!mine)
+		return 0;
+	/* glibc relocates these in place; an unrelocated one is an offset. */
+#define DYN_PTR(v)	((v) < info->dlpi_addr ? (v) + info->dlpi_addr : (v))
+	for (; d && d->d_tag != DT_NULL; d++) {
+		uintptr_t v = DYN_PTR(d->d_un.d_ptr);
+
+		if (d->d_tag == DT_SYMTAB)
+			sym = (const ElfW(Sym) *)v;
+		else if (d->d_tag == DT_STRTAB)
+			str = (const char *)v;
+		else if (d->d_tag == DT_HASH)
+			hash = (const uint32_t *)v;
+		else if (d->d_tag == DT_GNU_HASH)
+			gnu = (const uint32_t *)v;
+	}
+#undef DYN_PTR
+	if (!sym || !str || (!hash && !gnu))
+		return 1;
+	nsyms = hash ? hash[1] : gnu_hash_symbols(gnu);
+	for (i = 1; i < nsyms; i++) {
+		const char *p = (const char *)(info->dlpi_addr + sym[i].st_value);
+
+		if (ELF64_ST_TYPE(sym[i].st_info) == STT_OBJECT &&
+		    sym[i].st_shndx != SHN_UNDEF && p >= cs->start &&
+		    p < cs->stop)
+			note_symbol(cs, str + sym[i].st_name, p);
+	}
+	return 1;
+}
+
+/* Returns the number of copies found, in *@copies. */
+static size_t find_copies(char *start, char *stop, const char *objname,
+			  void ***copies)
+{
+	struct copy_scan cs = { start, stop, NULL, NULL, 0 };
+	size_t i, n = 0;
+	void **v;
 
 	*copies = NULL;
-	for (p = start; p + sizeof(struct static_key) <= stop;
-	     p += sizeof(long)) {
-		Dl_info info;
-		void *used, **v;
+	dl_iterate_phdr(copies_cb, &cs);
+	for (i = 0; i < cs.n; i++) {
+		void *used = dlsym(RTLD_DEFAULT, cs.names[i]);
 
-		if (!dladdr(p, &info) || !info.dli_sname ||
-		    info.dli_saddr != (void *)p)
-			continue;
-		used = dlsym(RTLD_DEFAULT, info.dli_sname);
-		if (!used || used == (void *)p)
+		if (!used || used == cs.at[i])
 			continue;
 		v = realloc(*copies, (n + 1) * sizeof(*v));
 		if (!v)
@@ -941,8 +1039,10 @@ static size_t find_copies(const char *start, const char *stop,
 		*copies = v;
 		v[n++] = used;
 		sk_warn("read-only key %s of %s is used through a copy at %p (a copy relocation): changes to it are refused, but it cannot be write-protected; declare it weak, or build the program with -fPIC",
-			info.dli_sname, objname, used);
+			cs.names[i], objname, used);
 	}
+	free(cs.names);
+	free(cs.at);
 	return n;
 }
 
