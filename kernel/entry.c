@@ -127,6 +127,8 @@ static int sk_set_altstack(struct sk_entry_thread *t)
 /*
  * Map the calling thread's entry stack, and make it the sigaltstack when
  * @alt.  Raw system calls only: this runs inside the SIGSYS handler too.
+ * Every path runs this before a thread's first entry, so it also seeds the
+ * thread's offset generator: the entries themselves never test for a seed.
  */
 static int sk_thread_stack(struct sk_entry_thread *t, bool alt)
 {
@@ -134,6 +136,10 @@ static int sk_thread_stack(struct sk_entry_thread *t, bool alt)
 	long p;
 
 	if (!t->base) {
+#ifdef CONFIG_RANDOMIZE_KSTACK_OFFSET
+		if (!kstack_state.prng)
+			kstack_state.prng = kstack_prng_seed();
+#endif
 		p = sk_raw_syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 		if (sk_raw_failed(p))
@@ -161,7 +167,7 @@ static bool sk_on_entry_stack(const struct sk_entry_thread *t, const void *p)
  * hook sees an address of this frame, below the random offset; then the
  * call itself, through the gate the filter lets pass.
  */
-long sk_invoke_syscall(struct pt_regs *regs)
+void sk_invoke_syscall(struct pt_regs *regs)
 {
 	statickeys_entry_hook_t fn = __atomic_load_n(&sk_hook, __ATOMIC_ACQUIRE);
 
@@ -176,9 +182,24 @@ long sk_invoke_syscall(struct pt_regs *regs)
 
 		fn(&info, __atomic_load_n(&sk_hook_arg, __ATOMIC_RELAXED));
 	}
-	return sk_syscall_gate(regs->nr, regs->args[0], regs->args[1],
-			       regs->args[2], regs->args[3], regs->args[4],
-			       regs->args[5]);
+	regs->ret = sk_syscall_gate(regs->nr, regs->args[0], regs->args[1],
+				    regs->args[2], regs->args[3], regs->args[4],
+				    regs->args[5]);
+}
+
+/*
+ * Every entry, both paths: one site of randomize_kstack_offset, then a jump
+ * to the randomizing dispatcher or straight to the handler.  With the key
+ * off this costs the site alone: no frame, and no second site on the way
+ * out (the arch dispatcher uses the unconditional halves of the macros).
+ */
+static void sk_dispatch(struct pt_regs *regs)
+{
+	if (randomize_kstack_offset_enabled()) {
+		sk_do_syscall(regs);
+		return;
+	}
+	sk_invoke_syscall(regs);
 }
 
 SK_EXPORT void statickeys_entry_set_hook(statickeys_entry_hook_t fn, void *arg)
@@ -209,12 +230,15 @@ static void sk_sigsys(int sig, siginfo_t *info, void *ctx)
 		sk_arch_regs_to_uc(&regs, uc);
 		return;
 	}
+	/* Its first trap: map the stack now (and seed), use it from the next. */
+	if (!t->base && !t->dead)
+		sk_thread_stack(t, false);
 	sk_arch_regs_from_uc(&regs, uc);
 	regs.path = STATICKEYS_ENTRY_SECCOMP;
 	regs.flags = t->depth || !sk_on_entry_stack(t, &regs) ?
 		     SK_REGS_NESTED : 0;
 	t->depth++;
-	sk_do_syscall(&regs);
+	sk_dispatch(&regs);
 	t->depth--;
 	sk_arch_regs_to_uc(&regs, uc);
 	/*
@@ -222,8 +246,7 @@ static void sk_sigsys(int sig, siginfo_t *info, void *ctx)
 	 * sigreturn restores the sigaltstack saved in the frame, so the new
 	 * one goes there rather than through sigaltstack().
 	 */
-	if (!t->altstack && !t->dead && !t->depth &&
-	    sk_thread_stack(t, false) == 0) {
+	if (!t->altstack && !t->dead && !t->depth && t->base) {
 		uc->uc_stack = sk_altstack_of(t);
 		t->altstack = true;
 	}
@@ -399,9 +422,9 @@ SK_EXPORT long statickeys_entry_syscall(long nr, long a0, long a1, long a2,
 	};
 	t->depth++;
 	if (top)
-		sk_call_on_stack(sk_do_syscall, regs, regs);
+		sk_call_on_stack(sk_dispatch, regs, regs);
 	else
-		sk_do_syscall(regs);
+		sk_dispatch(regs);
 	t->depth--;
 	return regs->ret;
 }

@@ -40,7 +40,10 @@ extern const char sk_syscall_gate_ret[] __hidden;
 void sk_call_on_stack(void (*fn)(struct pt_regs *), struct pt_regs *arg,
 		      void *sp) __hidden;
 
-/* The dispatcher: randomizes, invokes, picks the next offset. */
+/*
+ * The randomizing dispatcher, entered only with randomize_kstack_offset on:
+ * moves the stack by the offset, invokes, picks the next offset.
+ */
 void sk_do_syscall(struct pt_regs *regs) __hidden;
 
 /* The signal frame's registers in and out of a struct pt_regs. */
@@ -52,8 +55,12 @@ extern const uint32_t sk_arch_audit __hidden;
 
 /* ---- provided by kernel/entry.c ---- */
 
-/* The handler for regs->nr: the test hook, then the real system call. */
-long sk_invoke_syscall(struct pt_regs *regs) __hidden;
+/*
+ * The handler for regs->nr: the test hook, then the real system call, whose
+ * result it stores in regs->ret (so that a dispatcher has nothing left to
+ * do after it and can jump to it).
+ */
+void sk_invoke_syscall(struct pt_regs *regs) __hidden;
 
 #define sk_raw_syscall(nr, a0, a1, a2, a3, a4, a5)			\
 	sk_syscall_gate((nr), (long)(a0), (long)(a1), (long)(a2),	\

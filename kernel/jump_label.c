@@ -811,7 +811,7 @@ static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
 /*
  * Sorting moves entries, and their code/target fields are relative to where
  * they sit.  Rebase them on the table start while sorting: that value does
- * not change when an entry moves.
+ * not change when an entry moves (or is copied to scratch memory and back).
  */
 static uintptr_t sort_base;
 
@@ -826,16 +826,117 @@ static int entry_cmp(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
+/*
+ * The compiler emits a table in code order, so the table of an object with
+ * one key (or whose keys never interleave) is already in (key, code) order:
+ * one pass proves it and nothing moves.
+ */
+static bool entries_sorted(const struct jump_entry *start,
+			   const struct jump_entry *stop)
+{
+	uintptr_t key = 0, code = 0, k, c;
+	const struct jump_entry *e;
+
+	for (e = start; e < stop; e++) {
+		k = e->key & ~JUMP_ENTRY_FLAGS;
+		c = jump_entry_code(e);
+		if (k < key || (k == key && c < code))
+			return false;
+		key = k;
+		code = c;
+	}
+	return true;
+}
+
+/* Sort digits: the key (without its flags) and the rebased code offset. */
+static uint64_t entry_digits(const struct jump_entry *e, bool by_key)
+{
+	if (by_key)
+		return e->key & ~JUMP_ENTRY_FLAGS;
+	/* Signed offset from the table: bias it so that unsigned order works. */
+	return (uint32_t)e->code ^ 0x80000000u;
+}
+
+/*
+ * One stable counting pass on byte @shift/8 of each entry's digits, from
+ * @src into @dst.
+ */
+static void radix_pass(const struct jump_entry *src, struct jump_entry *dst,
+		       size_t n, bool by_key, unsigned int shift)
+{
+	size_t count[256] = { 0 }, sum = 0, i, c;
+
+	for (i = 0; i < n; i++)
+		count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++;
+	for (i = 0; i < 256; i++) {
+		c = count[i];
+		count[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		dst[count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++] =
+			src[i];
+}
+
+/*
+ * LSD radix sort of rebased entries: by code first (skipped when the table
+ * is in code order already, as the compiler emits it), then by key, each
+ * pass stable; bytes that are the same in every entry cost no pass.  Linear
+ * in the number of entries.  Returns false when there is no scratch memory.
+ */
+static bool radix_sort_entries(struct jump_entry *start, size_t n,
+			       bool code_sorted)
+{
+	struct jump_entry *tmp, *src = start, *dst, *t;
+	int round, b;
+
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return false;
+	dst = tmp;
+	for (round = code_sorted; round < 2; round++) {
+		bool by_key = round == 1;
+		uint64_t first = entry_digits(start, by_key), diff = 0;
+		size_t i;
+
+		for (i = 1; i < n; i++)
+			diff |= entry_digits(&start[i], by_key) ^ first;
+		for (b = 0; b < 64; b += 8) {
+			if (!((diff >> b) & 0xff))
+				continue;
+			radix_pass(src, dst, n, by_key, b);
+			t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != start)
+		memcpy(start, src, n * sizeof(*start));
+	free(tmp);
+	return true;
+}
+
+/*
+ * Sort an object's table by key, then code address, in place: the update
+ * finds a key's sites as one run by binary search.
+ */
 static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
 {
+	size_t n = stop - start;
+	bool code_sorted = true;
 	struct jump_entry *e;
 
+	if (entries_sorted(start, stop))
+		return;
 	sort_base = (uintptr_t)start;
 	for (e = start; e < stop; e++) {
 		e->code = (int32_t)(jump_entry_code(e) - sort_base);
 		e->target = (int32_t)(jump_entry_target(e) - sort_base);
+		if (e > start && e->code < e[-1].code)
+			code_sorted = false;
 	}
-	qsort(start, stop - start, sizeof(*start), entry_cmp);
+	if (!radix_sort_entries(start, n, code_sorted))
+		qsort(start, n, sizeof(*start), entry_cmp);
 	for (e = start; e < stop; e++) {
 		e->code = (int32_t)(sort_base + e->code - (uintptr_t)&e->code);
 		e->target = (int32_t)(sort_base + e->target -

@@ -61,10 +61,11 @@ static uint64_t kstack_weak_seed(void)
 }
 
 /**
- * kstack_prng_seed() - a non-zero seed for the calling thread's PRNG
+ * kstack_prng_seed() - a seed for the calling thread's generator
  *
- * Called once per thread, from its first exit.  Never blocks: the entropy
- * pool is initialised long before a process runs.
+ * Called once per thread, before its first entry (kernel/entry.c, when it
+ * maps the thread's entry stack).  Never blocks: the entropy pool is
+ * initialised long before a process runs.
  *
  * Return: 64 bits from getrandom(), never 0.
  */

@@ -44,80 +44,108 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT,
 
 /*
  * The per-thread state (the kernel keeps it per task: a per-CPU value can
- * be left stale by forcing a migration in the middle of a call).  @offset
- * is what the next entry uses; @prng is the PRNG's state, 0 until the
- * thread's first exit seeds it from getrandom().
+ * be left stale by forcing a migration in the middle of a call).  @prng is
+ * the generator's state and @offset its upper half, which is what the next
+ * entry uses: one load at entry, one read-modify-write on exit.
  */
 struct kstack_state {
-	uint32_t offset;
-	uint32_t __pad;
-	uint64_t prng;
+	union {
+		uint64_t prng;
+		struct {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			uint32_t offset, __low;
+#else
+			uint32_t __low, offset;
+#endif
+		};
+	};
 };
 
 extern __thread struct kstack_state kstack_state SK_SYM(kstack_state)
 	__attribute__((tls_model("initial-exec")));
 
 /**
- * kstack_prng_seed() - a non-zero seed for the calling thread's PRNG
+ * kstack_prng_seed() - a seed for the calling thread's generator
  *
- * Return: 64 bits from getrandom(), never 0.
+ * Entry code stores it in kstack_state.prng once per thread, before the
+ * thread's first entry (kernel/entry.c does it when it maps the thread's
+ * entry stack).  Unseeded, every thread's generator starts from 0 and only
+ * the @rand of choose_random_kstack_offset() tells threads apart.
+ *
+ * Return: 64 bits from getrandom().
  */
 uint64_t kstack_prng_seed(void) SK_SYM(kstack_prng_seed);
 
 /*
- * One step of a 64-bit LCG (Knuth's MMIX constants): three instructions.
- * Its high half is the well-mixed part and is what we return; bits 4-9 of
- * the output are bits 36-41 of the state, whose periods are 2^37 and more.
- * Not a CRNG, no more than the kernel's per-task prandom state: the state
- * never leaves the thread, and the cycle counter is folded in on top.
+ * One step of a 64-bit LCG whose multiplier and increment fit in 32-bit
+ * immediates (one imul, one lea on x86-64), with @rand added in: the
+ * offset bits 4-9 of the upper half are bits 36-41 of the state, whose
+ * periods are 2^37 and more when @rand is 0.  Not a CRNG, no more than
+ * the kernel's per-task prandom state: the state never leaves the thread.
  */
-static inline uint32_t kstack_prng_next(struct kstack_state *s)
-{
-	uint64_t x = s->prng;
-
-	if (__builtin_expect(x == 0, 0))
-		x = kstack_prng_seed();
-	x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	s->prng = x;
-	return (uint32_t)(x >> 32);
-}
+#define KSTACK_PRNG_MUL		0x5851f42dULL	/* = 1 mod 4 */
+#define KSTACK_PRNG_INC		0x3c6ef35fULL	/* odd */
 
 /*
- * add_random_kstack_offset() - at entry, after the register frame is saved:
- * grow the stack by the offset chosen on the previous exit.  The alloca
- * lives until the calling function returns, so everything the entry calls
- * runs below it.  The empty asm claims to write the area, or the compiler
- * would drop an allocation nobody uses.  The mask keeps it small (at most
- * 16 KiB), which is why a variable-size allocation is acceptable here and
- * nowhere else.  Build the caller with -fno-stack-protector and
+ * randomize_kstack_offset_enabled() - the one test of the key, for an
+ * entry that branches once and then uses the unconditional halves below
+ * (kernel/entry.c does; the dispatcher then holds a single site).
+ */
+#define randomize_kstack_offset_enabled()				\
+	static_branch_maybe(CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT,	\
+			    &randomize_kstack_offset)
+
+/*
+ * __add_random_kstack_offset() - at entry, after the register frame is
+ * saved: grow the stack by the offset chosen on the previous exit.  The
+ * allocation lives until the calling function returns, so everything the
+ * entry calls runs below it.  The offset is already a multiple of 16, so
+ * an allocation that asks for no extra alignment is a single `sub' from
+ * the stack pointer; the empty asm claims to write the area, or the
+ * compiler would drop an allocation nobody uses.  The mask keeps it small
+ * (at most 16 KiB), which is why a variable-size allocation is acceptable
+ * here and nowhere else.  Build the caller with -fno-stack-protector and
  * -fno-stack-clash-protection, or probes and canaries surround it.
  */
-#define add_random_kstack_offset() do {					\
-	if (static_branch_maybe(CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT,	\
-				&randomize_kstack_offset)) {		\
-		uint32_t __kso = kstack_state.offset;			\
-		char *__ksp = (char *)__builtin_alloca(			\
-				KSTACK_OFFSET_MAX(__kso));		\
-		__asm__ volatile("" : "=m"(*__ksp));			\
-	}								\
+#ifdef __CHECKER__
+#define __kstack_alloca(size)	__builtin_alloca(size)	/* sparse 0.6 */
+#else
+#define __kstack_alloca(size)	__builtin_alloca_with_align(size, 8)
+#endif
+
+#define __add_random_kstack_offset() do {				\
+	char *__ksp = (char *)__kstack_alloca(				\
+			KSTACK_OFFSET_MAX(kstack_state.offset));	\
+	__asm__ volatile("" : "=m"(*__ksp));				\
 } while (0)
 
 /*
- * choose_random_kstack_offset() - on the way out: pick the offset of the
- * thread's next entry, so that nothing observable during this entry tells
- * it.  @rand is the architecture's cheap extra source (the cycle counter),
- * folded into the PRNG's output.
+ * __choose_random_kstack_offset() - on the way out: step the thread's
+ * generator, which picks the offset of its next entry, so that nothing
+ * observable during this entry tells it.  @rand is the architecture's
+ * cheap extra source (the cycle counter), added into the state.
  */
+#define __choose_random_kstack_offset(rand) do {			\
+	kstack_state.prng = kstack_state.prng * KSTACK_PRNG_MUL +	\
+			    KSTACK_PRNG_INC + (uint64_t)(rand);		\
+} while (0)
+
+/* The kernel's two macros: each tests the key itself. */
+#define add_random_kstack_offset() do {					\
+	if (randomize_kstack_offset_enabled())				\
+		__add_random_kstack_offset();				\
+} while (0)
+
 #define choose_random_kstack_offset(rand) do {				\
-	if (static_branch_maybe(CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT,	\
-				&randomize_kstack_offset)) {		\
-		struct kstack_state *__kss = &kstack_state;		\
-		__kss->offset = kstack_prng_next(__kss) ^ (uint32_t)(rand); \
-	}								\
+	if (randomize_kstack_offset_enabled())				\
+		__choose_random_kstack_offset(rand);			\
 } while (0)
 
 #else /* !CONFIG_RANDOMIZE_KSTACK_OFFSET */
 
+#define randomize_kstack_offset_enabled()	false
+#define __add_random_kstack_offset()		do { } while (0)
+#define __choose_random_kstack_offset(rand)	do { } while (0)
 #define add_random_kstack_offset()		do { } while (0)
 #define choose_random_kstack_offset(rand)	do { } while (0)
 

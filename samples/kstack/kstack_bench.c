@@ -15,6 +15,16 @@
 #include <linux/randomize_kstack.h>
 #include <statickeys/entry.h>
 
+/* "none" in a library built without CONFIG_RANDOMIZE_KSTACK_OFFSET. */
+static const char *key_state(void)
+{
+#ifdef CONFIG_RANDOMIZE_KSTACK_OFFSET
+	return static_key_enabled(&randomize_kstack_offset) ? "on" : "off";
+#else
+	return "none";
+#endif
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -51,7 +61,7 @@ int main(int argc, char **argv)
 	t1 = now_ns();
 	printf("path=%s key=%s n=%ld ns=%.2f\n",
 	       path ? statickeys_entry_path_name(path) : "raw",
-	       static_key_enabled(&randomize_kstack_offset) ? "on" : "off",
+	       key_state(),
 	       n, (t1 - t0) / n);
 	return 0;
 }

@@ -28,26 +28,28 @@ struct sk_mcontext {
  * The virtual counter, readable at EL0: the cheap extra source.  It ticks
  * slowly (tens of MHz on many parts), so the PRNG carries the entropy.
  */
-static inline uint32_t cntvct_low(void)
+static inline uint64_t cntvct(void)
 {
 	uint64_t v;
 
 	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-	return (uint32_t)v;
+	return v;
 }
 
 /*
- * sk_do_syscall() - the pt_regs-taking half of the entry, invoke_syscall()
- * in the kernel.  @regs is at a fixed place at the top of the entry stack;
- * the offset goes in below it, before anything else runs, and the next one
- * is chosen on the way out.  Built without stack protector and stack-clash
- * probes (arch/arm64/entry/Makefile.flags).
+ * sk_do_syscall() - the randomizing half of the entry, invoke_syscall() in
+ * the kernel; kernel/entry.c enters it when randomize_kstack_offset is on.
+ * @regs is at a fixed place at the top of the entry stack; the offset goes
+ * in below it, before anything else runs, and the next one is chosen on
+ * the way out.  Built without stack protector and stack-clash probes
+ * (arch/arm64/entry/Makefile.flags).  Never inlined: the allocation would
+ * give its caller a frame on the path that does not randomize.
  */
-void sk_do_syscall(struct pt_regs *regs)
+__attribute__((noinline)) void sk_do_syscall(struct pt_regs *regs)
 {
-	add_random_kstack_offset();
-	regs->ret = sk_invoke_syscall(regs);
-	choose_random_kstack_offset(cntvct_low());
+	__add_random_kstack_offset();
+	sk_invoke_syscall(regs);
+	__choose_random_kstack_offset(cntvct());
 }
 
 /* The kernel rolled back x0 to orig_x0: syscall_rollback(). */

@@ -14,27 +14,33 @@
 
 const uint32_t sk_arch_audit = AUDIT_ARCH_X86_64;
 
-/* The cycle counter: the extra source the kernel used on x86 (seeds/005). */
-static inline uint32_t rdtsc_low(void)
+/*
+ * The cycle counter: the extra source the kernel used on x86 (seeds/005).
+ * Its low half, as rdtsc leaves it: zero-extended in %rax.
+ */
+static inline unsigned long rdtsc_low(void)
 {
-	uint32_t lo, hi;
+	unsigned long lo, hi;
 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return lo;
 }
 
 /*
- * sk_do_syscall() - the pt_regs-taking half of the entry, do_syscall_64()
- * in the kernel.  @regs is at a fixed place at the top of the entry stack;
- * the offset goes in below it, before anything else runs, and the next one
- * is chosen on the way out.  Built without stack protector and stack-clash
- * probes (arch/x86/entry/Makefile.flags).
+ * sk_do_syscall() - the randomizing half of the entry, do_syscall_64() in
+ * the kernel; kernel/entry.c enters it when randomize_kstack_offset is on.
+ * @regs is at a fixed place at the top of the entry stack; the offset goes
+ * in below it, before anything else runs, and the next one is chosen on
+ * the way out.  Built without stack protector and stack-clash probes, and
+ * with nothing kept across the call but the frame pointer
+ * (arch/x86/entry/Makefile.flags).  Never inlined: the allocation would
+ * give its caller a frame on the path that does not randomize.
  */
-void sk_do_syscall(struct pt_regs *regs)
+__attribute__((noinline)) void sk_do_syscall(struct pt_regs *regs)
 {
-	add_random_kstack_offset();
-	regs->ret = sk_invoke_syscall(regs);
-	choose_random_kstack_offset(rdtsc_low());
+	__add_random_kstack_offset();
+	sk_invoke_syscall(regs);
+	__choose_random_kstack_offset(rdtsc_low());
 }
 
 /* The kernel rolled back %rax to the number: syscall_rollback(). */
