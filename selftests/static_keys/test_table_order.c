@@ -75,8 +75,12 @@ int main(void)
 
 	tap_plan(NKEYS + 2);
 	statickeys_get_stats(&st);
-	tap_ok(st.sites >= NKEYS * (PER_KEY + 1), "%d sites registered (%lu in all)",
-	       NKEYS * (PER_KEY + 1), st.sites);
+	if (IS_ENABLED(CONFIG_JUMP_LABEL))
+		tap_ok(st.sites >= NKEYS * (PER_KEY + 1),
+		       "%d sites registered (%lu in all)",
+		       NKEYS * (PER_KEY + 1), st.sites);
+	else
+		tap_skip("CONFIG_JUMP_LABEL=n: no table", "sites registered");
 	tap_ok(wrong(-1) == 0, "every site in its built state");
 	for (i = 0; i < NKEYS; i++) {
 		unsigned int bad;
