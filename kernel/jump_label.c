@@ -948,9 +948,10 @@ static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
  * Bring every site of a newly loaded object to its key's current state: a key
  * may have changed before the object was loaded.  A site outside the
  * object's executable segments is marked dead: it is never written, and its
- * key refuses every change.  A site that holds something unexpected now (a
- * debugger's breakpoint, say) is reported and left alone; it is checked
- * again at every change of its key, which is refused while it stays so.
+ * key refuses every change.  A site to be rewritten that holds something
+ * unexpected (a debugger's breakpoint, say) is reported and left alone;
+ * every site is checked again at every change of its key, which is refused
+ * while one holds something unexpected.
  */
 static void sync_object(struct sk_object *o)
 {
@@ -968,12 +969,20 @@ static void sync_object(struct sk_object *o)
 			report_site(e, -EILSEQ);
 			continue;
 		}
+		/*
+		 * A site still in its built state needs no look: most keys
+		 * have not changed before their objects load, and every
+		 * update checks each site's bytes anyway.  Reading them all
+		 * here cost more than the rest of registration.
+		 */
+		want = entry_type(e, static_key_count(jump_entry_key(e)));
+		if (want == jump_label_init_type(e))
+			continue;
 		err = arch_jump_label_decode(e, &now);
 		if (err) {
 			report_site(e, err);
 			continue;
 		}
-		want = entry_type(e, static_key_count(jump_entry_key(e)));
 		if (now == want)
 			continue;
 		if (!queued && sk_text_poke_ready()) {
