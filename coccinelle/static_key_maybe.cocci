@@ -241,6 +241,7 @@ if verdict in MSG:
 	msg = MSG[verdict] % (k, c)
 	if _mode == 'collect':
 		print('COLLECT\t%s\tPAIR\t%s\t%s\t%s\t%s\t%s' % (col(p[0]), k, d, verdict, p2[0].line, is_static(p[0])))
+		print('REFUSE\t%s\t%s' % (col(p[0]), msg))
 	elif _mode == 'org':
 		coccilib.org.print_todo(p[0], msg)
 	elif _mode == 'report':
@@ -341,6 +342,7 @@ if verdict is not None:
 	msg = '%s: array of keys chosen by %s; not converted, there is no MAYBE form for arrays' % (k, c)
 	if _mode == 'collect':
 		print('COLLECT\t%s\tPAIR\t%s\tARRAY\tarray\t%s\t%s' % (col(p[0]), k, p2[0].line, is_static(p[0])))
+		print('REFUSE\t%s\t%s' % (col(p[0]), msg))
 	elif _mode == 'org':
 		coccilib.org.print_todo(p[0], msg)
 	elif _mode == 'report':

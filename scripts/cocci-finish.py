@@ -25,7 +25,12 @@
 #   DIR    the tree the paths in PATCH are relative to (default: .)
 #   PATCH  unified diffs written by spatch ("-" for stdin), applied in order
 # Output: one unified diff with a/ and b/ prefixes on stdout.
-# Exit status: 0 on success, 2 when a patch does not apply.
+# Exit status: 0 on success, 2 when a file cannot be read or a patch does
+# not apply (the message names the file; nothing is printed on stdout).
+#
+# Files are handled as bytes split at "\n" only: CRLF line ends, form
+# feeds and bytes that are not UTF-8 go through unchanged, and the lines
+# added to a CRLF file get CRLF too.
 import argparse
 import difflib
 import os
@@ -38,10 +43,40 @@ MAYBE_DECL = re.compile(r'^\s*(?:static\s+)?(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE'
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
 
+class FinishError(Exception):
+	"""A file that cannot be completed; str() names the file."""
+
+
+def decode(data):
+	"""Text of bytes that keeps every byte (undone by encode())."""
+	return data.decode('utf-8', 'surrogateescape')
+
+
+def encode(text):
+	return text.encode('utf-8', 'surrogateescape')
+
+
+def split_lines(text):
+	"""Lines ending in "\n" (str.splitlines also splits at \f, \r...)."""
+	lines = text.split('\n')
+	out = [l + '\n' for l in lines[:-1]]
+	if lines[-1]:
+		out.append(lines[-1])
+	return out
+
+
+def read_lines(path):
+	try:
+		with open(path, 'rb') as f:
+			return split_lines(decode(f.read()))
+	except OSError as e:
+		raise FinishError('%s: %s' % (path, e.strerror))
+
+
 def parse_patch(text):
 	"""Yield (path, hunks); a hunk is a list of (tag, line) pairs."""
 	files, cur, hunk = [], None, None
-	lines = text.splitlines(keepends=True)
+	lines = split_lines(text)
 	i = 0
 	while i < len(lines):
 		line = lines[i]
@@ -72,6 +107,7 @@ def parse_patch(text):
 def apply_hunks(path, lines, added, hunks):
 	"""Apply hunks to lines (a list), keeping `added` (set of ids) current."""
 	offset = 0
+	crlf = bool(lines) and lines[0][1].endswith('\r\n')
 	for start, body in hunks:
 		old = [b for t, b in body if t != '+']
 		pos = start - 1 + offset if start > 0 else 0
@@ -85,8 +121,8 @@ def apply_hunks(path, lines, added, hunks):
 			if found is not None:
 				break
 		if found is None:
-			sys.exit('cocci-finish: %s: hunk at line %d does not apply' %
-				 (path, start))
+			raise FinishError('%s: hunk at line %d does not apply' %
+					  (path, start))
 		new, j = [], found
 		for tag, text in body:
 			if tag == ' ':
@@ -97,6 +133,9 @@ def apply_hunks(path, lines, added, hunks):
 			else:
 				ident = object()
 				added.add(id(ident))
+				if crlf and text.endswith('\n') and \
+				   not text.endswith('\r\n'):
+					text = text[:-1] + '\r\n'
 				new.append((ident, text))
 		lines[found:found + len(old)] = new
 		offset = found + len(new) - (start - 1) - len(old)
@@ -168,7 +207,7 @@ def width(s):
 
 def wrap(text):
 	"""Kernel-style wrap of a long line holding static_branch_maybe(CFG, &k)."""
-	body = text.rstrip('\n')
+	body = text.rstrip('\r\n')
 	if width(body) <= 80:
 		return text
 	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', body)
@@ -178,7 +217,8 @@ def wrap(text):
 	rest = body[m.end():]
 	col = width(body[:m.start(1)])
 	indent = '\t' * (col // 8) + ' ' * (col % 8)
-	return head + '\n' + indent + rest + text[len(body):]
+	nl = '\r\n' if text.endswith('\r\n') else '\n'
+	return head + nl + indent + rest + text[len(body):]
 
 
 def unified(path, old, new):
@@ -201,8 +241,7 @@ def finish(tree, patches):
 	for text in patches:
 		for path, hunks in parse_patch(text):
 			if path not in state:
-				with open(os.path.join(tree, path)) as f:
-					orig = f.read().splitlines(keepends=True)
+				orig = read_lines(os.path.join(tree, path))
 				state[path] = (orig, [(object(), l) for l in orig])
 				order.append(path)
 			orig, cur = state[path]
@@ -215,7 +254,7 @@ def finish(tree, patches):
 		for ident, text in cur:
 			if id(ident) in added and 'static_branch_maybe(' in text:
 				text = wrap(text)
-			new.extend(text.splitlines(keepends=True))
+			new.extend(split_lines(text))
 		out.append(unified(path, orig, new))
 	return ''.join(out)
 
@@ -226,13 +265,18 @@ def main():
 	ap.add_argument('patches', nargs='+')
 	args = ap.parse_args()
 	texts = []
-	for p in args.patches:
-		if p == '-':
-			texts.append(sys.stdin.read())
-		else:
-			with open(p) as f:
-				texts.append(f.read())
-	sys.stdout.write(finish(args.tree, texts))
+	try:
+		for p in args.patches:
+			if p == '-':
+				texts.append(decode(sys.stdin.buffer.read()))
+			else:
+				with open(p, 'rb') as f:
+					texts.append(decode(f.read()))
+		out = finish(args.tree, texts)
+	except (OSError, FinishError) as e:
+		print('cocci-finish: %s' % e, file=sys.stderr)
+		sys.exit(2)
+	sys.stdout.buffer.write(encode(out))
 
 
 if __name__ == '__main__':
