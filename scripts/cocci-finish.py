@@ -12,14 +12,15 @@
 #	DEFINE_STATIC_KEY_FALSE(k);
 #	#endif
 #
-# into an #ifdef/#else/#endif around a single DEFINE_STATIC_KEY_MAYBE line,
-# this script removes those three directive lines.  It does so only when
-# the innermost conditional around a line that spatch *added* is exactly
-# #if/#else/#endif and holds nothing but that line, blank lines and
-# comments; anything else is left alone and named on stderr.  It also
+# into an #ifdef/#else/#endif with the same DEFINE_STATIC_KEY_MAYBE line in
+# both branches (which builds, but is redundant), this script removes the
+# three directive lines and the second copy.  It does so only when the
+# innermost conditional around a line that spatch *added* is exactly
+# #if/#else/#endif and holds nothing but copies of that line, blank lines
+# and comments; anything else is left alone and named on stderr.  It also
 # wraps added static_branch_maybe() lines longer than 80 columns the way
 # the kernel does (break after the CONFIG argument, align with the open
-# parenthesis).
+# parenthesis; inside a macro body with the continuation backslashes).
 #
 # usage: cocci-finish.py [-C DIR] PATCH...
 #   DIR    the tree the paths in PATCH are relative to (default: .)
@@ -176,28 +177,69 @@ def innermost_block(texts, idx):
 	return best
 
 
+TRAILING_COMMENT = re.compile(r'^(.*?;)\s*(/\*.*\*/|//.*)\s*$')
+# A comment that speaks of the state ("on by default", "disabled") was
+# true of one branch only; on the line that serves both it would mislead.
+STATE_WORDS = re.compile(r'\b(on|off|default|enabled?|disabled?|true|false|'
+			 r'set|unset)\b', re.I)
+
+
+def split_comment(text):
+	"""(code, trailing comment or None) of a declaration line."""
+	body = text.rstrip('\r\n')
+	m = TRAILING_COMMENT.match(body)
+	return (m.group(1), m.group(2)) if m else (body, None)
+
+
+def merged_line(texts):
+	"""One line for all copies: a state comment is dropped, another kept."""
+	eol = texts[0][len(texts[0].rstrip('\r\n')):]
+	for t in texts:
+		code, c = split_comment(t)
+		if c is not None and not STATE_WORDS.search(c):
+			return t
+	return split_comment(texts[0])[0] + eol
+
+
 def drop_directives(path, lines, added):
-	"""Remove #if/#else/#endif around added MAYBE declarations."""
+	"""Remove #if/#else/#endif around added MAYBE declarations.
+
+	The semantic patch rewrites both lines of a pair, so the block holds
+	the same MAYBE line in each branch (or, from older patches, in one):
+	the directives and every copy but the first go."""
 	texts = [t for _, t in lines]
-	drop = set()
+	drop, done = set(), set()
 	for i, (ident, text) in enumerate(lines):
 		if id(ident) not in added or not MAYBE_DECL.match(text):
 			continue
 		b = innermost_block(texts, i)
+		if b is not None and tuple(b) in done:
+			continue
 		ok = b is not None and len(b) == 3 and \
 		     DIRECTIVE.match(texts[b[1]]).group(1) == 'else'
+		copies = []
 		if ok:
 			state = [False]
 			for j in range(b[0] + 1, b[2]):
-				if j not in (i, b[1]) and \
-				   not is_comment_or_blank(texts[j], state):
+				if j == b[1]:
+					continue
+				if id(lines[j][0]) in added and \
+				   split_comment(texts[j])[0].strip() == \
+				   split_comment(text)[0].strip():
+					copies.append(j)
+				elif not is_comment_or_blank(texts[j], state):
 					ok = False
 		if not ok:
 			print('cocci-finish: %s:%d: #if block around the MAYBE line '
 			      'holds more code; directives left in place' % (path, i + 1),
 			      file=sys.stderr)
 			continue
+		done.add(tuple(b))
 		drop.update(b)
+		drop.update(copies[1:])
+		if copies:
+			lines[copies[0]] = (lines[copies[0]][0], merged_line(
+				[texts[j] for j in copies]))
 	return [l for i, l in enumerate(lines) if i not in drop]
 
 
@@ -205,20 +247,91 @@ def width(s):
 	return len(s.expandtabs(8))
 
 
-def wrap(text):
-	"""Kernel-style wrap of a long line holding static_branch_maybe(CFG, &k)."""
+CONT = re.compile(r'^(.*?)[ \t]*\\$')
+DEFINE = re.compile(r'^\s*#\s*define\b')
+
+
+def continued(text):
+	"""The line without its end; (code, True) when it ends in a backslash."""
 	body = text.rstrip('\r\n')
-	if width(body) <= 80:
-		return text
-	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', body)
+	m = CONT.match(body)
+	return (m.group(1), True) if m else (body, False)
+
+
+def backslash_column(texts, idx):
+	"""Column of the continuation backslashes of the macro around idx.
+
+	The most common column among the macro's lines whose backslash is
+	padded with a tab (aligned by hand); failing that, among the file's;
+	None when the file does not align them (a single space is used)."""
+	lo = idx
+	while lo > 0 and continued(texts[lo - 1])[1]:
+		lo -= 1
+	hi = idx
+	while hi + 1 < len(texts) and continued(texts[hi])[1]:
+		hi += 1
+	for rng in (range(lo, hi + 1), range(len(texts))):
+		cols = {}
+		for j in rng:
+			body = texts[j].rstrip('\r\n')
+			if body.endswith('\t\\'):
+				c = width(body[:-1])
+				cols[c] = cols.get(c, 0) + 1
+		if cols:
+			return max(sorted(cols), key=lambda c: cols[c])
+	return None
+
+
+def with_backslash(code, col):
+	"""code padded with tabs to col (kernel style), then a backslash."""
+	code = code.rstrip()
+	w = width(code)
+	if col is None or w >= col:
+		return code + ' \\'
+	pad = ''
+	while (w // 8 + 1) * 8 <= col:
+		pad += '\t'
+		w = (w // 8 + 1) * 8
+	return code + pad + ' ' * (col - w) + '\\'
+
+
+def in_macro(texts, idx):
+	"""Is line idx part of a #define (its first line or a continuation)?"""
+	if DEFINE.match(texts[idx]):
+		return True
+	j = idx - 1
+	while j >= 0 and continued(texts[j])[1]:
+		if DEFINE.match(texts[j]):
+			return True
+		j -= 1
+	return False
+
+
+def wrap(texts, idx):
+	"""Kernel-style wrap of a line holding static_branch_maybe(CFG, &k).
+
+	Long lines break after the CONFIG argument, aligned with the open
+	parenthesis.  Inside a macro body every line of the result ends with
+	a backslash at the column the file uses, so the macro stays one
+	logical line."""
+	text = texts[idx]
+	nl = '\r\n' if text.endswith('\r\n') else '\n' if text.endswith('\n') else ''
+	macro = in_macro(texts, idx)
+	code, cont = continued(text) if macro else (text.rstrip('\r\n'), False)
+	col = backslash_column(texts, idx) if macro else None
+	tail = lambda c: with_backslash(c, col) if cont else c
+	if width(tail(code)) <= 80:
+		return tail(code) + nl
+	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', code)
 	if not m:
 		return text
-	head = body[:m.start(1) + len(m.group(1)) + 1]
-	rest = body[m.end():]
-	col = width(body[:m.start(1)])
-	indent = '\t' * (col // 8) + ' ' * (col % 8)
-	nl = '\r\n' if text.endswith('\r\n') else '\n'
-	return head + nl + indent + rest + text[len(body):]
+	head = code[:m.start(1) + len(m.group(1)) + 1]
+	rest = code[m.end():]
+	c = width(code[:m.start(1)])
+	indent = '\t' * (c // 8) + ' ' * (c % 8)
+	if macro:
+		head = with_backslash(head, col)
+	return head + (nl or '\n') + indent + tail(rest) + nl
 
 
 def unified(path, old, new):
@@ -251,9 +364,10 @@ def finish(tree, patches):
 		orig, cur = state[path]
 		cur = drop_directives(path, cur, added)
 		new = []
-		for ident, text in cur:
+		texts = [t for _, t in cur]
+		for i, (ident, text) in enumerate(cur):
 			if id(ident) in added and 'static_branch_maybe(' in text:
-				text = wrap(text)
+				text = wrap(texts, i)
 			new.extend(split_lines(text))
 		out.append(unified(path, orig, new))
 	return ''.join(out)

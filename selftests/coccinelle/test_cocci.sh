@@ -22,8 +22,8 @@ rm -rf "$work"
 mkdir -p "$work"
 
 n=0 failed=0
-cases="init_on spellings crossfile refusals"
-plan=$((5 * 4 + 10))
+cases="init_on spellings crossfile refusals macros runtime details tristate"
+plan=$((5 * 8 + 10))
 echo "TAP version 13"
 echo "1..$plan"
 
