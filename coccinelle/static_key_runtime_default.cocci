@@ -19,6 +19,9 @@
 // Options: --no-includes --include-headers
 // Keywords: static_key, static_branch_enable, DEFINE_STATIC_KEY_MAYBE
 // Requires: 1.0.8
+// Prefilter: static_(branch|key)_(enable|disable)\(
+// Prefilter: __init
+// Prefilter: IS_ENABLED|#\s*if
 
 virtual patch
 virtual context

@@ -139,7 +139,9 @@ for state in on off; do
 done
 
 (cd "$src" && git apply "$out/full.patch")
+# Exit status 1 stays: the refusals (x32_enabled_skey, lru_gen_caps).
 $cc --mode patch "$src" >"$out/second.patch" 2>/dev/null
+[ $? -le 1 ] && [ ! -s "$out/second.patch" ]
 ok $? "a second run over the converted tree changes nothing" "$out/second.patch"
 
 [ "$n" -eq "$plan" ] || echo "# ran $n checks, planned $plan"

@@ -9,6 +9,8 @@
 # (The report and out/ golden files of fixtures/macros, runtime, details
 # and tristate are checked by test_cocci.sh.)  TAP on stdout.
 set -u
+# shellcheck source=selftests/coccinelle/lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${srctree:?srctree not set}" "${objtree:?objtree not set}"
 fix=$srctree/selftests/coccinelle/fixtures
 sp=$srctree/coccinelle/static_key_maybe.cocci
@@ -20,24 +22,9 @@ mkdir -p "$work/inc/statickeys"
 : >"$work/inc/statickeys/config.h"
 CC=${CC:-gcc}
 
-n=0 failed=0
 plan=6
 echo "TAP version 13"
 echo "1..$plan"
-ok() {
-	local rc=$1 t=$2 f
-	n=$((n + 1))
-	shift 2
-	if [ "$rc" -eq 0 ]; then
-		echo "ok $n - $t"
-	else
-		echo "not ok $n - $t"
-		failed=$((failed + 1))
-		for f in "$@"; do
-			[ -s "$f" ] && head -n 40 "$f" | sed 's/^/# /'
-		done
-	fi
-}
 builds() {	# builds FILE CONFIG LOG: compiles with CONFIG off and on
 	local d
 	: >"$3"
@@ -94,5 +81,4 @@ python3 "$srctree/scripts/coccicheck" --mode report "$fix/tristate/in" >"$t.repo
 grep -q 'tri_key: CONFIG_FIXTURE_TRI_ON is tristate (drivers/Kconfig:5)' "$t.report"
 ok $? "a tristate option is refused, naming drivers/Kconfig:5" "$t.report"
 
-[ "$n" -eq "$plan" ] || echo "# ran $n checks, planned $plan"
-[ "$failed" -eq 0 ]
+cocci_done

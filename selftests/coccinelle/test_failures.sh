@@ -7,6 +7,8 @@
 # file; refusals reach stderr in patch mode; the exit-status contract of
 # scripts/coccicheck and make coccicheck.  TAP on stdout.
 set -u
+# shellcheck source=selftests/coccinelle/lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${srctree:?srctree not set}" "${objtree:?objtree not set}"
 J=${J:-$(nproc)}
 fix=$srctree/selftests/coccinelle/fixtures
@@ -18,24 +20,9 @@ mkdir -p "$work/tmp"
 # Every temporary file of the driver goes here: it must be empty at the end.
 export TMPDIR=$work/tmp
 
-n=0 failed=0
 plan=16
 echo "TAP version 13"
 echo "1..$plan"
-ok() {		# ok STATUS TEXT [FILE-WITH-DIAGNOSTICS]...
-	local rc=$1 t=$2 f
-	n=$((n + 1))
-	shift 2
-	if [ "$rc" -eq 0 ]; then
-		echo "ok $n - $t"
-	else
-		echo "not ok $n - $t"
-		failed=$((failed + 1))
-		for f in "$@"; do
-			[ -s "$f" ] && head -n 40 "$f" | sed 's/^/# /'
-		done
-	fi
-}
 pair() {	# pair KEY CFG: the template with KEY and CFG filled in
 	sed "s/@KEY@/$1/g; s/@CFG@/$2/g" "$fix/awkward/pair.c.in"
 }
@@ -186,5 +173,4 @@ ls -A "$TMPDIR" >"$work/leftover"
 [ ! -s "$work/leftover" ]
 ok $? "no temporary file is left behind" "$work/leftover"
 
-[ "$n" -eq "$plan" ] || echo "# ran $n checks, planned $plan"
-[ "$failed" -eq 0 ]
+cocci_done
