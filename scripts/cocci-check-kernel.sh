@@ -25,7 +25,7 @@ export GIT_CEILING_DIRECTORIES=$out
 cc="python3 $srctree/scripts/coccicheck --jobs $J"
 objs="mm/slub.o mm/slab_common.o"
 n=0 failed=0
-plan=$((7 + 2 * 6))
+plan=$((9 + 2 * 6))
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -83,6 +83,26 @@ grep -n '^[-+]' "$out/full.patch" | grep -v '^[0-9]*:[-+][-+]' |
 	grep -E '^[0-9]+:\+#|^[0-9]+:\+.*STATIC_KEY_(TRUE|FALSE)' >"$out/diff"
 [ ! -s "$out/diff" ]
 ok $? "no dead #if/#else/#endif or TRUE/FALSE line is added" "$out/diff"
+
+# MODE=series with M=mm: format-patch files whose paths start at the
+# tree root, each clean for checkpatch.pl --strict.
+GIT_AUTHOR_NAME="Coccinelle Test" GIT_AUTHOR_EMAIL=cocci@example.org \
+	$cc --mode series --output-dir "$out/series" "$src/mm" >"$out/series.list" 2>"$out/series.err"
+: >"$out/diff"
+for p in "$out/series"/0*.patch; do
+	case $p in *cover-letter*) continue ;; esac
+	(cd "$src" && git apply --check "$p") >>"$out/diff" 2>&1 || echo "$p: does not apply" >>"$out/diff"
+done
+[ -s "$out/series.list" ] && [ ! -s "$out/diff" ]
+ok $? "MODE=series (M=mm): every commit applies at the tree root" "$out/diff" "$out/series.err"
+: >"$out/checkpatch"
+for p in "$out/series"/0*.patch; do
+	case $p in *cover-letter*) continue ;; esac
+	(cd "$src" && perl scripts/checkpatch.pl --strict -q "$p") >>"$out/checkpatch" 2>&1 ||
+		echo "$p: checkpatch --strict failed" >>"$out/checkpatch"
+done
+[ ! -s "$out/checkpatch" ]
+ok $? "MODE=series: checkpatch.pl --strict is clean on every commit" "$out/checkpatch"
 
 # Kernel builds: original, declaration-only, whole conversion.
 build() {	# build CONFIG_STATE LABEL
