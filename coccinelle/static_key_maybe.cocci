@@ -6,10 +6,12 @@
 /// static_branch_maybe(CONFIG_X, &key), so that the code layout follows
 /// the build-time default.
 ///
-/// Coccinelle cannot remove preprocessor lines: in patch mode the
-/// #if/#else/#endif lines around a converted pair stay behind and are
-/// removed by scripts/cocci-finish.py (make coccicheck MODE=patch in the
-/// statickeys tree does that for you).  Keys that must not be converted
+/// Coccinelle cannot remove preprocessor lines, so in patch mode both
+/// lines of a pair become the same MAYBE line: the #if/#else/#endif left
+/// around them is redundant and the result builds as it is, with the
+/// option on or off.  scripts/cocci-finish.py then removes the directives
+/// and the second copy (make coccicheck MODE=patch in the statickeys tree
+/// does that for you).  Keys that must not be converted
 /// are named in report and org modes: inverted sense (TRUE when the CONFIG
 /// is off), an #if block holding more than the pair, a condition that is
 /// not a single CONFIG test or has #elif, and arrays of keys.
@@ -241,6 +243,7 @@ if verdict in MSG:
 	msg = MSG[verdict] % (k, c)
 	if _mode == 'collect':
 		print('COLLECT\t%s\tPAIR\t%s\t%s\t%s\t%s\t%s' % (col(p[0]), k, d, verdict, p2[0].line, is_static(p[0])))
+		print('REFUSE\t%s\t%s' % (col(p[0]), msg))
 	elif _mode == 'org':
 		coccilib.org.print_todo(p[0], msg)
 	elif _mode == 'report':
@@ -253,6 +256,7 @@ d2 << f.d2;
 p << t.p;
 p2 << f.p2;
 cfg;
+key;
 @@
 verdict, c = None, None
 if d.replace('TRUE', 'FALSE') == d2:
@@ -260,6 +264,7 @@ if d.replace('TRUE', 'FALSE') == d2:
 if verdict == 'convert' and wanted(p[0].file, k, c):
 	_conv.setdefault(p[0].file, {})[k] = c
 	coccinelle.cfg = cocci.make_ident(c)
+	coccinelle.key = cocci.make_ident(k)
 else:
 	cocci.include_match(False)
 
@@ -268,7 +273,8 @@ declarer name DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO;
 declarer name DECLARE_STATIC_KEY_MAYBE;
 declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO;
 declarer name DECLARE_STATIC_KEY_TRUE;
-declarer f.d2;
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO;
+declarer name DECLARE_STATIC_KEY_FALSE;
 identifier t.k, ok.cfg;
 position t.p, f.p2;
 @@
@@ -282,19 +288,28 @@ position t.p, f.p2;
 - DECLARE_STATIC_KEY_TRUE@p(k);
 + DECLARE_STATIC_KEY_MAYBE(cfg, k);
 |
-- d2@p2(k);
+- DEFINE_STATIC_KEY_FALSE@p2(k);
++ DEFINE_STATIC_KEY_MAYBE(cfg, k);
+|
+- DEFINE_STATIC_KEY_FALSE_RO@p2(k);
++ DEFINE_STATIC_KEY_MAYBE_RO(cfg, k);
+|
+- DECLARE_STATIC_KEY_FALSE@p2(k);
++ DECLARE_STATIC_KEY_MAYBE(cfg, k);
 )
 
+// Only pairs that ok accepted: ok.key is bound for them alone (with t.k
+// a lone TRUE declaration of any key was marked).
 @depends on context@
 declarer t.d;
 declarer f.d2;
-identifier t.k;
+identifier ok.key;
 position t.p, f.p2;
 @@
 (
-* d@p(k);
+* d@p(key);
 |
-* d2@p2(k);
+* d2@p2(key);
 )
 
 @script:python depends on org || report || collect@
@@ -341,6 +356,7 @@ if verdict is not None:
 	msg = '%s: array of keys chosen by %s; not converted, there is no MAYBE form for arrays' % (k, c)
 	if _mode == 'collect':
 		print('COLLECT\t%s\tPAIR\t%s\tARRAY\tarray\t%s\t%s' % (col(p[0]), k, p2[0].line, is_static(p[0])))
+		print('REFUSE\t%s\t%s' % (col(p[0]), msg))
 	elif _mode == 'org':
 		coccilib.org.print_todo(p[0], msg)
 	elif _mode == 'report':
@@ -356,6 +372,10 @@ position p;
 static_branch_unlikely@p(&k)
 |
 static_branch_likely@p(&k)
+|
+static_branch_unlikely@p(&(k))
+|
+static_branch_likely@p(&(k))
 )
 
 @script:python uok depends on !collect@
@@ -381,6 +401,12 @@ position u.p;
 |
 - static_branch_likely@p(&k)
 + static_branch_maybe(cfg, &k)
+|
+- static_branch_unlikely@p(&(k))
++ static_branch_maybe(cfg, &k)
+|
+- static_branch_likely@p(&(k))
++ static_branch_maybe(cfg, &k)
 )
 
 @depends on context@
@@ -391,6 +417,10 @@ position u.p;
 * static_branch_unlikely@p(&key)
 |
 * static_branch_likely@p(&key)
+|
+* static_branch_unlikely@p(&(key))
+|
+* static_branch_likely@p(&(key))
 )
 
 @script:python depends on org || report@

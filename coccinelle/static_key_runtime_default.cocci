@@ -19,6 +19,9 @@
 // Options: --no-includes --include-headers
 // Keywords: static_key, static_branch_enable, DEFINE_STATIC_KEY_MAYBE
 // Requires: 1.0.8
+// Prefilter: static_(branch|key)_(enable|disable)\(
+// Prefilter: __init
+// Prefilter: IS_ENABLED|#\s*if
 
 virtual patch
 virtual context
@@ -33,6 +36,7 @@ _DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b\s*(.*?)\s*$')
 _COND = re.compile(r'(?:ifdef\s+|ifndef\s+|if\s+!?\s*(?:defined|IS_ENABLED)\s*\(?\s*)'
 		   r'(CONFIG_\w+)\s*\)?')
 _text = {}
+_msgs = {}
 _org = False
 
 def _read(path):
@@ -56,7 +60,8 @@ def in_init(path, line):
 	return False
 
 def ifdef_config(path, line):
-	"""CONFIG_X when the line sits directly in an #ifdef CONFIG_X block."""
+	"""(CONFIG_X, True) when the line sits directly in an #ifdef CONFIG_X
+	block, (CONFIG_X, False) in an #ifndef CONFIG_X one, else None."""
 	lines = _read(path)
 	depth = 0
 	for i in range(line - 2, -1, -1):
@@ -73,7 +78,9 @@ def ifdef_config(path, line):
 			if depth == 0:
 				c = re.sub(r'/\*.*?\*/', '', d + ' ' + m.group(2)).strip()
 				mm = _COND.fullmatch(c)
-				return mm.group(1) if mm else None
+				if not mm:
+					return None
+				return mm.group(1), not re.match(r'ifndef|if\s+!', c)
 			depth -= 1
 		elif depth == 0:
 			return None
@@ -85,7 +92,57 @@ def emit(p, msg, org):
 	else:
 		print('%s:%s:%d: %s' % (p.file, p.line, int(p.column) + 1, msg))
 
+# Script rules never drop a match (cocci.include_match(False) would also
+# drop the other rules' matches in the same environment, so that the
+# IS_ENABLED() form went unreported in a file without an #ifdef form):
+# a rejected match gets this name, which no key has.
+NONE = '__static_key_runtime_default_none'
+
+def key_default(path, k):
+	"""True/False from the key's TRUE/FALSE declaration in the file, or None."""
+	text = '\n'.join(_read(path))
+	m = re.search(r'\b(?:DEFINE|DECLARE)_STATIC_KEY_(TRUE|FALSE)(?:_RO)?\(\s*%s\s*\)'
+		      % re.escape(k), text)
+	return None if m is None else m.group(1) == 'TRUE'
+
+def if_positive(path, line, cfg):
+	"""Is the call run when cfg is on?  From the if (...) above it."""
+	lines = _read(path)
+	text = '\n'.join(lines[max(0, line - 40):line])
+	m = None
+	for m in re.finditer(r'(!?)\s*IS_ENABLED\s*\(\s*%s\s*\)' % cfg, text):
+		pass
+	if m is None:
+		return None
+	positive = m.group(1) != '!'
+	# The call in the else branch runs when the condition is false.
+	if re.search(r'\belse\b', re.sub(r'/\*.*?\*/|//[^\n]*', '', text[m.end():], flags=re.S)):
+		positive = not positive
+	return positive
+
+def verdict(path, line, call, k, cfg, positive, fn):
+	"""Message for a call under a CONFIG test: which way round is it?"""
+	on = call.endswith('enable')
+	d = key_default(path, k)
+	if positive is None:
+		return None
+	# With the option on the key must end up on, with it off, off.
+	when_on = on if positive else d
+	when_off = d if positive else on
+	if d is None:
+		want = 'FALSE' if positive else 'TRUE'
+		if on != positive:
+			return MSG_INVERTED % (k, cfg, fn)
+		return (MSG % (k, cfg, fn, cfg, k)) + ' (if %s is a %s key)' % (k, want)
+	if when_on and not when_off:
+		return MSG % (k, cfg, fn, cfg, k)
+	if when_off and not when_on:
+		return MSG_INVERTED % (k, cfg, fn)
+	return MSG_NOOP % (k, call, cfg, fn)
+
 MSG = '%s: initial state set at run time from %s in __init %s(); not converted, consider DEFINE_STATIC_KEY_MAYBE(%s, %s)'
+MSG_INVERTED = '%s: initial state set at run time from %s in __init %s(), on when the option is off; not converted, there is no MAYBE form for it'
+MSG_NOOP = '%s: %s() under %s in __init %s() sets the state the key already has; not converted'
 
 @script:python depends on org@
 @@
@@ -115,9 +172,16 @@ if (\(IS_ENABLED(C)\|!IS_ENABLED(C)\)) S else
 k << cfgif.k;
 C << cfgif.C;
 p << cfgif.p;
+key;
 @@
-if not in_init(p[0].file, int(p[0].line)) or not C.startswith('CONFIG_'):
-	cocci.include_match(False)
+m = None
+if C.startswith('CONFIG_') and in_init(p[0].file, int(p[0].line)):
+	src = _read(p[0].file)[int(p[0].line) - 1][int(p[0].column):]
+	call = re.match(r'\w+', src).group(0).replace('static_key_', 'static_branch_')
+	m = verdict(p[0].file, int(p[0].line), call, k, C,
+		    if_positive(p[0].file, int(p[0].line), C), p[0].current_element)
+_msgs[('cfgif', p[0].file, p[0].line, p[0].column)] = m
+coccinelle.key = cocci.make_ident(k if m else NONE)
 
 @cfgdef@
 identifier k;
@@ -128,28 +192,30 @@ position p;
 @script:python cfgdef_ok@
 k << cfgdef.k;
 p << cfgdef.p;
-C;
 key;
 @@
+m = None
 c = ifdef_config(p[0].file, int(p[0].line))
-if c is None or not in_init(p[0].file, int(p[0].line)):
-	cocci.include_match(False)
-else:
-	coccinelle.C = cocci.make_ident(c)
-	coccinelle.key = cocci.make_ident(k)
+if c is not None and in_init(p[0].file, int(p[0].line)):
+	src = _read(p[0].file)[int(p[0].line) - 1][int(p[0].column):]
+	call = re.match(r'\w+', src).group(0).replace('static_key_', 'static_branch_')
+	m = verdict(p[0].file, int(p[0].line), call, k, c[0], c[1],
+		    p[0].current_element)
+_msgs[('cfgdef', p[0].file, p[0].line, p[0].column)] = m
+coccinelle.key = cocci.make_ident(k if m else NONE)
 
 @depends on context@
-identifier cfgif.k;
+identifier cfgif_ok.key;
 position cfgif.p;
 @@
 (
-* static_branch_enable@p(&k);
+* static_branch_enable@p(&key);
 |
-* static_branch_disable@p(&k);
+* static_branch_disable@p(&key);
 |
-* static_key_enable@p(&k.key);
+* static_key_enable@p(&key.key);
 |
-* static_key_disable@p(&k.key);
+* static_key_disable@p(&key.key);
 )
 
 @depends on context@
@@ -167,15 +233,15 @@ position cfgdef.p;
 )
 
 @script:python depends on org || report@
-k << cfgif.k;
-C << cfgif.C;
 p << cfgif.p;
+key << cfgif_ok.key;
 @@
-emit(p[0], MSG % (k, C, p[0].current_element, C, k), _org)
+if key != NONE:
+	emit(p[0], _msgs[('cfgif', p[0].file, p[0].line, p[0].column)], _org)
 
 @script:python depends on org || report@
-k << cfgdef.k;
-C << cfgdef_ok.C;
 p << cfgdef.p;
+key << cfgdef_ok.key;
 @@
-emit(p[0], MSG % (k, C, p[0].current_element, C, k), _org)
+if key != NONE:
+	emit(p[0], _msgs[('cfgdef', p[0].file, p[0].line, p[0].column)], _org)

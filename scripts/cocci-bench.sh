@@ -1,27 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make bench-cocci: time the whole-tree report run of coccinelle/*.cocci
-# over Linux 6.1 with J jobs, once per way of choosing the files spatch
-# parses, and print seconds and files per second (files of the tree, .c
-# and .h, divided by the wall time).  Figures, not a test.
+# make bench-cocci: the whole Linux 6.1 tree, side by side with J jobs:
 #
-#   grep     scripts/coccicheck greps for the static-key API first (default)
-#   gitgrep  spatch --use-gitgrep --dir . (the tree is made a git repo)
-#   none     spatch --dir . with its own required-token test
-#   nocheck  spatch parses every file (--disable-worth-trying-opt)
+#   plain    spatch --dir . with a one-token rule (DEFINE_STATIC_KEY_TRUE
+#            declarations, context mode) and spatch's own prefilter: the
+#            least any whole-tree spatch run costs
+#   report   scripts/coccicheck --mode report (both scripts)
+#   patch    scripts/coccicheck --mode patch (both scripts, the finisher)
+#   prefilter  the driver's file walk and grep alone (--sp-file of a rule
+#            that matches nothing, no file reaches spatch), and git grep
+#            of the same tokens for comparison
 #
-# The whole tree is timed with the default (grep) only: without the grep,
-# spatch parses far more files (on mm/ "none" is 2x and "nocheck" 2.5x the
-# time of "grep"; a whole-tree gitgrep collect pass had not ended after 9
-# minutes).  The four ways are compared on mm/.
+# Each line gives wall seconds and CPU seconds (user + system, the
+# children included) and the ratio to the plain run's CPU.  Figures, not
+# a test.
 set -eu
 : "${srctree:?srctree not set}" "${objtree:?objtree not set}"
 J=${J:-$(nproc)}
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 out=$objtree/cocci/bench
 src=$out/linux
-cc="python3 $srctree/scripts/coccicheck --jobs $J --stats"
+cc="python3 $srctree/scripts/coccicheck --jobs $J"
 
 [ -r "$tarball" ] || { echo "bench-cocci: no $tarball: scripts/install-deps kernel" >&2; exit 1; }
 if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
@@ -33,24 +33,32 @@ if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	(cd "$src" && git init -q && git add -f -A . &&
 	 git -c user.name=bench -c user.email=bench@localhost commit -qm linux-6.1)
 fi
-total=$(find "$src" -name '*.[ch]' -not -path '*/.git/*' | wc -l)
-sub=$(find "$src/mm" -name '*.[ch]' | wc -l)
+printf '@@\ndeclarer name DEFINE_STATIC_KEY_TRUE;\nidentifier k;\n@@\n* DEFINE_STATIC_KEY_TRUE(k);\n' >"$out/plain.cocci"
+printf '@@\n@@\n- __statickeys_bench_no_such_token__();\n' >"$out/none.cocci"
 
-run() {	# run LABEL PREFILTER DIR FILES
-	local s e n
-	s=$(date +%s.%N)
-	$cc --prefilter "$2" --mode report "$3" >"$out/$1.report" 2>"$out/$1.err" || true
-	e=$(date +%s.%N)
-	n=$(grep -c . "$out/$1.report" || true)
-	given=-
-	[ "$2" = grep ] && given=$(sed -n 's/^coccicheck: \([0-9]*\) files given.*/\1/p' "$out/$1.err")
-	printf '%-8s %-6s %8.1f s %6d files %8.1f files/s  grep kept %-6s findings %d\n' \
-		"$1" "$(basename "$3")" "$(echo "$e - $s" | bc)" "$4" \
-		"$(echo "$4 / ($e - $s)" | bc -l)" "${given:-?}" "$n"
+# measure LABEL COMMAND...: wall and CPU of COMMAND and its children
+measure() {
+	local label=$1
+	shift
+	python3 - "$label" "${plain_cpu:-0}" "$@" <<'PY'
+import resource, subprocess, sys, time
+label, base, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+t = time.monotonic()
+subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = r.ru_utime + r.ru_stime
+ratio = ' %5.2fx plain' % (cpu / base) if base else ''
+print('%-10s %7.1f s wall %7.1f s CPU%s' % (label, wall, cpu, ratio))
+PY
 }
 
-echo "bench-cocci: Linux 6.1, $total .c/.h files, J=$J, $(nproc) CPUs, spatch $(spatch --version | head -n 1 | awk '{print $3}')"
-run grep grep "$src" "$total"
-for p in grep gitgrep none nocheck; do
-	run "$p" "$p" "$src/mm" "$sub"
-done
+echo "bench-cocci: Linux 6.1, J=$J, $(nproc) CPUs, spatch $(spatch --version | head -n 1 | awk '{print $3}')"
+line=$(cd "$src" && measure plain spatch --very-quiet --no-includes \
+	--include-headers -j "$J" --sp-file "$out/plain.cocci" --dir .)
+echo "$line"
+plain_cpu=$(echo "$line" | awk '{print $5}')
+(cd "$src" && measure report $cc --mode report .)
+(cd "$src" && measure patch $cc --mode patch .)
+(cd "$src" && measure prefilter $cc --sp-file "$out/none.cocci" --mode report .)
+(cd "$src" && measure "git grep" git grep -l -E 'STATIC_KEY|static_branch_|static_key_' -- '*.c' '*.h')

@@ -12,20 +12,26 @@
 #	DEFINE_STATIC_KEY_FALSE(k);
 #	#endif
 #
-# into an #ifdef/#else/#endif around a single DEFINE_STATIC_KEY_MAYBE line,
-# this script removes those three directive lines.  It does so only when
-# the innermost conditional around a line that spatch *added* is exactly
-# #if/#else/#endif and holds nothing but that line, blank lines and
-# comments; anything else is left alone and named on stderr.  It also
+# into an #ifdef/#else/#endif with the same DEFINE_STATIC_KEY_MAYBE line in
+# both branches (which builds, but is redundant), this script removes the
+# three directive lines and the second copy.  It does so only when the
+# innermost conditional around a line that spatch *added* is exactly
+# #if/#else/#endif and holds nothing but copies of that line, blank lines
+# and comments; anything else is left alone and named on stderr.  It also
 # wraps added static_branch_maybe() lines longer than 80 columns the way
 # the kernel does (break after the CONFIG argument, align with the open
-# parenthesis).
+# parenthesis; inside a macro body with the continuation backslashes).
 #
 # usage: cocci-finish.py [-C DIR] PATCH...
 #   DIR    the tree the paths in PATCH are relative to (default: .)
 #   PATCH  unified diffs written by spatch ("-" for stdin), applied in order
 # Output: one unified diff with a/ and b/ prefixes on stdout.
-# Exit status: 0 on success, 2 when a patch does not apply.
+# Exit status: 0 on success, 2 when a file cannot be read or a patch does
+# not apply (the message names the file; nothing is printed on stdout).
+#
+# Files are handled as bytes split at "\n" only: CRLF line ends, form
+# feeds and bytes that are not UTF-8 go through unchanged, and the lines
+# added to a CRLF file get CRLF too.
 import argparse
 import difflib
 import os
@@ -38,10 +44,40 @@ MAYBE_DECL = re.compile(r'^\s*(?:static\s+)?(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE'
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
 
+class FinishError(Exception):
+	"""A file that cannot be completed; str() names the file."""
+
+
+def decode(data):
+	"""Text of bytes that keeps every byte (undone by encode())."""
+	return data.decode('utf-8', 'surrogateescape')
+
+
+def encode(text):
+	return text.encode('utf-8', 'surrogateescape')
+
+
+def split_lines(text):
+	"""Lines ending in "\n" (str.splitlines also splits at \f, \r...)."""
+	lines = text.split('\n')
+	out = [l + '\n' for l in lines[:-1]]
+	if lines[-1]:
+		out.append(lines[-1])
+	return out
+
+
+def read_lines(path):
+	try:
+		with open(path, 'rb') as f:
+			return split_lines(decode(f.read()))
+	except OSError as e:
+		raise FinishError('%s: %s' % (path, e.strerror))
+
+
 def parse_patch(text):
 	"""Yield (path, hunks); a hunk is a list of (tag, line) pairs."""
 	files, cur, hunk = [], None, None
-	lines = text.splitlines(keepends=True)
+	lines = split_lines(text)
 	i = 0
 	while i < len(lines):
 		line = lines[i]
@@ -72,6 +108,7 @@ def parse_patch(text):
 def apply_hunks(path, lines, added, hunks):
 	"""Apply hunks to lines (a list), keeping `added` (set of ids) current."""
 	offset = 0
+	crlf = bool(lines) and lines[0][1].endswith('\r\n')
 	for start, body in hunks:
 		old = [b for t, b in body if t != '+']
 		pos = start - 1 + offset if start > 0 else 0
@@ -85,8 +122,8 @@ def apply_hunks(path, lines, added, hunks):
 			if found is not None:
 				break
 		if found is None:
-			sys.exit('cocci-finish: %s: hunk at line %d does not apply' %
-				 (path, start))
+			raise FinishError('%s: hunk at line %d does not apply' %
+					  (path, start))
 		new, j = [], found
 		for tag, text in body:
 			if tag == ' ':
@@ -97,6 +134,9 @@ def apply_hunks(path, lines, added, hunks):
 			else:
 				ident = object()
 				added.add(id(ident))
+				if crlf and text.endswith('\n') and \
+				   not text.endswith('\r\n'):
+					text = text[:-1] + '\r\n'
 				new.append((ident, text))
 		lines[found:found + len(old)] = new
 		offset = found + len(new) - (start - 1) - len(old)
@@ -137,28 +177,69 @@ def innermost_block(texts, idx):
 	return best
 
 
+TRAILING_COMMENT = re.compile(r'^(.*?;)\s*(/\*.*\*/|//.*)\s*$')
+# A comment that speaks of the state ("on by default", "disabled") was
+# true of one branch only; on the line that serves both it would mislead.
+STATE_WORDS = re.compile(r'\b(on|off|default|enabled?|disabled?|true|false|'
+			 r'set|unset)\b', re.I)
+
+
+def split_comment(text):
+	"""(code, trailing comment or None) of a declaration line."""
+	body = text.rstrip('\r\n')
+	m = TRAILING_COMMENT.match(body)
+	return (m.group(1), m.group(2)) if m else (body, None)
+
+
+def merged_line(texts):
+	"""One line for all copies: a state comment is dropped, another kept."""
+	eol = texts[0][len(texts[0].rstrip('\r\n')):]
+	for t in texts:
+		code, c = split_comment(t)
+		if c is not None and not STATE_WORDS.search(c):
+			return t
+	return split_comment(texts[0])[0] + eol
+
+
 def drop_directives(path, lines, added):
-	"""Remove #if/#else/#endif around added MAYBE declarations."""
+	"""Remove #if/#else/#endif around added MAYBE declarations.
+
+	The semantic patch rewrites both lines of a pair, so the block holds
+	the same MAYBE line in each branch (or, from older patches, in one):
+	the directives and every copy but the first go."""
 	texts = [t for _, t in lines]
-	drop = set()
+	drop, done = set(), set()
 	for i, (ident, text) in enumerate(lines):
 		if id(ident) not in added or not MAYBE_DECL.match(text):
 			continue
 		b = innermost_block(texts, i)
+		if b is not None and tuple(b) in done:
+			continue
 		ok = b is not None and len(b) == 3 and \
 		     DIRECTIVE.match(texts[b[1]]).group(1) == 'else'
+		copies = []
 		if ok:
 			state = [False]
 			for j in range(b[0] + 1, b[2]):
-				if j not in (i, b[1]) and \
-				   not is_comment_or_blank(texts[j], state):
+				if j == b[1]:
+					continue
+				if id(lines[j][0]) in added and \
+				   split_comment(texts[j])[0].strip() == \
+				   split_comment(text)[0].strip():
+					copies.append(j)
+				elif not is_comment_or_blank(texts[j], state):
 					ok = False
 		if not ok:
 			print('cocci-finish: %s:%d: #if block around the MAYBE line '
 			      'holds more code; directives left in place' % (path, i + 1),
 			      file=sys.stderr)
 			continue
+		done.add(tuple(b))
 		drop.update(b)
+		drop.update(copies[1:])
+		if copies:
+			lines[copies[0]] = (lines[copies[0]][0], merged_line(
+				[texts[j] for j in copies]))
 	return [l for i, l in enumerate(lines) if i not in drop]
 
 
@@ -166,19 +247,91 @@ def width(s):
 	return len(s.expandtabs(8))
 
 
-def wrap(text):
-	"""Kernel-style wrap of a long line holding static_branch_maybe(CFG, &k)."""
-	body = text.rstrip('\n')
-	if width(body) <= 80:
-		return text
-	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', body)
+CONT = re.compile(r'^(.*?)[ \t]*\\$')
+DEFINE = re.compile(r'^\s*#\s*define\b')
+
+
+def continued(text):
+	"""The line without its end; (code, True) when it ends in a backslash."""
+	body = text.rstrip('\r\n')
+	m = CONT.match(body)
+	return (m.group(1), True) if m else (body, False)
+
+
+def backslash_column(texts, idx):
+	"""Column of the continuation backslashes of the macro around idx.
+
+	The most common column among the macro's lines whose backslash is
+	padded with a tab (aligned by hand); failing that, among the file's;
+	None when the file does not align them (a single space is used)."""
+	lo = idx
+	while lo > 0 and continued(texts[lo - 1])[1]:
+		lo -= 1
+	hi = idx
+	while hi + 1 < len(texts) and continued(texts[hi])[1]:
+		hi += 1
+	for rng in (range(lo, hi + 1), range(len(texts))):
+		cols = {}
+		for j in rng:
+			body = texts[j].rstrip('\r\n')
+			if body.endswith('\t\\'):
+				c = width(body[:-1])
+				cols[c] = cols.get(c, 0) + 1
+		if cols:
+			return max(sorted(cols), key=lambda c: cols[c])
+	return None
+
+
+def with_backslash(code, col):
+	"""code padded with tabs to col (kernel style), then a backslash."""
+	code = code.rstrip()
+	w = width(code)
+	if col is None or w >= col:
+		return code + ' \\'
+	pad = ''
+	while (w // 8 + 1) * 8 <= col:
+		pad += '\t'
+		w = (w // 8 + 1) * 8
+	return code + pad + ' ' * (col - w) + '\\'
+
+
+def in_macro(texts, idx):
+	"""Is line idx part of a #define (its first line or a continuation)?"""
+	if DEFINE.match(texts[idx]):
+		return True
+	j = idx - 1
+	while j >= 0 and continued(texts[j])[1]:
+		if DEFINE.match(texts[j]):
+			return True
+		j -= 1
+	return False
+
+
+def wrap(texts, idx):
+	"""Kernel-style wrap of a line holding static_branch_maybe(CFG, &k).
+
+	Long lines break after the CONFIG argument, aligned with the open
+	parenthesis.  Inside a macro body every line of the result ends with
+	a backslash at the column the file uses, so the macro stays one
+	logical line."""
+	text = texts[idx]
+	nl = '\r\n' if text.endswith('\r\n') else '\n' if text.endswith('\n') else ''
+	macro = in_macro(texts, idx)
+	code, cont = continued(text) if macro else (text.rstrip('\r\n'), False)
+	col = backslash_column(texts, idx) if macro else None
+	tail = lambda c: with_backslash(c, col) if cont else c
+	if width(tail(code)) <= 80:
+		return tail(code) + nl
+	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', code)
 	if not m:
 		return text
-	head = body[:m.start(1) + len(m.group(1)) + 1]
-	rest = body[m.end():]
-	col = width(body[:m.start(1)])
-	indent = '\t' * (col // 8) + ' ' * (col % 8)
-	return head + '\n' + indent + rest + text[len(body):]
+	head = code[:m.start(1) + len(m.group(1)) + 1]
+	rest = code[m.end():]
+	c = width(code[:m.start(1)])
+	indent = '\t' * (c // 8) + ' ' * (c % 8)
+	if macro:
+		head = with_backslash(head, col)
+	return head + (nl or '\n') + indent + tail(rest) + nl
 
 
 def unified(path, old, new):
@@ -201,8 +354,7 @@ def finish(tree, patches):
 	for text in patches:
 		for path, hunks in parse_patch(text):
 			if path not in state:
-				with open(os.path.join(tree, path)) as f:
-					orig = f.read().splitlines(keepends=True)
+				orig = read_lines(os.path.join(tree, path))
 				state[path] = (orig, [(object(), l) for l in orig])
 				order.append(path)
 			orig, cur = state[path]
@@ -212,10 +364,11 @@ def finish(tree, patches):
 		orig, cur = state[path]
 		cur = drop_directives(path, cur, added)
 		new = []
-		for ident, text in cur:
+		texts = [t for _, t in cur]
+		for i, (ident, text) in enumerate(cur):
 			if id(ident) in added and 'static_branch_maybe(' in text:
-				text = wrap(text)
-			new.extend(text.splitlines(keepends=True))
+				text = wrap(texts, i)
+			new.extend(split_lines(text))
 		out.append(unified(path, orig, new))
 	return ''.join(out)
 
@@ -226,13 +379,18 @@ def main():
 	ap.add_argument('patches', nargs='+')
 	args = ap.parse_args()
 	texts = []
-	for p in args.patches:
-		if p == '-':
-			texts.append(sys.stdin.read())
-		else:
-			with open(p) as f:
-				texts.append(f.read())
-	sys.stdout.write(finish(args.tree, texts))
+	try:
+		for p in args.patches:
+			if p == '-':
+				texts.append(decode(sys.stdin.buffer.read()))
+			else:
+				with open(p, 'rb') as f:
+					texts.append(decode(f.read()))
+		out = finish(args.tree, texts)
+	except (OSError, FinishError) as e:
+		print('cocci-finish: %s' % e, file=sys.stderr)
+		sys.exit(2)
+	sys.stdout.buffer.write(encode(out))
 
 
 if __name__ == '__main__':
