@@ -21,6 +21,14 @@ cp "$prog" "$dir/prog"
 chown nobody "$dir/prog"
 chmod 4755 "$dir/prog"
 
+# The set-user-ID copy loads the library through the build directory: a
+# tree where nobody cannot read it (a clone in /root) cannot run it.
+if "$dir/prog" 2>&1 | grep -q "error while loading shared libraries"; then
+	for i in 1 2 3; do
+		tap_skip "user nobody cannot read the build directory $objtree" "set-user-ID $i"
+	done
+	tap_exit
+fi
 plain=$(STATICKEYS_TEXT_POKE=mprotect "$prog" 2>&1)
 echo "$plain" | grep -qx "method mprotect site 1"
 tap_ok $? "an ordinary program: STATICKEYS_TEXT_POKE=mprotect chooses mprotect ($plain)"
