@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 report=$srctree/scripts/vm/report
 
-tap_plan 9
+tap_plan 10
 
 # A complete run, with the serial console's CRLF line ends.
 printf '%s\r\n' '[    1.0] boot noise' 'STATICKEYS-VM-BEGIN x86_64 6.1.0, 1 CPU, up 2.00 s' \
@@ -40,6 +40,16 @@ grep -qx 'TOTALS 0 1 0' "$tmp/out" &&
 tap_ok $? "a guest that never ran the tests is one failure"
 grep -q '^#   .*Kernel panic' "$tmp/out"
 tap_ok $? "and its console's last lines are shown"
+
+# Both markers but no suite (the guest could not find the test runner, as
+# when a tmpfs hid a build tree under /tmp): a failure, never 0 passed.
+printf '%s\n' 'STATICKEYS-VM-BEGIN x86_64 6.1.0, 1 CPU, up 2.00 s' \
+	"sh: can't open '/tmp/x/scripts/run-tests': No such file or directory" \
+	'STATICKEYS-VM-END up 2.10 s' > "$tmp/empty"
+"$report" "$tmp/empty" x86 0 300 > "$tmp/out"
+grep -qx 'TOTALS 0 1 0' "$tmp/out" &&
+	grep -q '^not ok - vm x86: the guest ran no suite' "$tmp/out"
+tap_ok $? "a guest that reached its end without running a suite is one failure"
 
 # The pinned kernel gone: apt answers from its lists, no download starts.
 STATICKEYS_CACHE=$tmp/cache VM_KERNEL_VERSION=0.0-gone \
