@@ -26,7 +26,8 @@ for o in $objs; do
 		END { print n + 0 }')
 	sites=$((sites + n))
 done
-case $("$CC" --version 2>/dev/null | head -n 1) in
+# shellcheck disable=SC2086 # CC may carry options (clang --target=...)
+case $($CC --version 2>/dev/null | head -n 1) in
 *clang*) clang=y ;;
 *) clang=n ;;
 esac
