@@ -9,6 +9,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 tap_plan 1
+if [ -n "${SANITIZE:-}" ]; then
+	tap_skip "SANITIZE=$SANITIZE: the installed library needs the sanitizer runtime in the program" \
+		"make install into /usr/local runs ldconfig"
+	tap_exit
+fi
 host=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "not root" "make install into /usr/local runs ldconfig"
