@@ -177,6 +177,7 @@ __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start
  * or child half after releasing them.
  */
 __hidden void __sk_params_fork_prepare(void);
+__hidden void __sk_params_fork_prepare_core_locked(void);
 __hidden void __sk_params_fork_parent(void);
 __hidden void __sk_params_fork_child(void);
 

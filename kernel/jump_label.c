@@ -237,8 +237,11 @@ static bool fork_took_lock;
 
 static void fork_prepare(void)
 {
-	__sk_params_fork_prepare();
-	if (!jump_label_lock_is_mine()) {
+	if (jump_label_lock_is_mine()) {
+		/* The parameter lock comes first: only tried now. */
+		__sk_params_fork_prepare_core_locked();
+	} else {
+		__sk_params_fork_prepare();
 		jump_label_lock();
 		fork_took_lock = true;
 	}

@@ -761,6 +761,21 @@ void __sk_params_fork_prepare(void)
 	sk_lock();
 }
 
+/*
+ * The same for a thread that forks holding jump_label_mutex (inside a key
+ * change, or its own jump_label_lock() section): sk_apply_lock comes before
+ * that mutex, so it is only tried; held by another thread, it starts afresh
+ * in the child as when skipped above.  sk_params_lock is never held while
+ * the core's lock is awaited, so waiting for it here is safe.
+ */
+void __sk_params_fork_prepare_core_locked(void)
+{
+	if (!sk_apply_owner && !sk_loader &&
+	    !pthread_mutex_trylock(&sk_apply_lock))
+		sk_fork_took_apply = true;
+	sk_lock();
+}
+
 void __sk_params_fork_parent(void)
 {
 	sk_unlock();

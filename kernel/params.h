@@ -31,6 +31,7 @@ void __sk_params_unregister_object(const struct obs_kernel_param *start);
  * registered here: the core's atfork handler calls them.
  */
 __attribute__((visibility("hidden"))) void __sk_params_fork_prepare(void);
+__attribute__((visibility("hidden"))) void __sk_params_fork_prepare_core_locked(void);
 __attribute__((visibility("hidden"))) void __sk_params_fork_parent(void);
 __attribute__((visibility("hidden"))) void __sk_params_fork_child(void);
 

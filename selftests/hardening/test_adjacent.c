@@ -44,13 +44,13 @@ h6:	return 6;
 }
 
 static int (*volatile run_chain)(void) = chain;
-static volatile int stop;
+static int stop;
 static unsigned long bad_runs;
 
 static void *runner(void *arg)
 {
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int r = run_chain();
 
 		/* Only a site's own number, or 0, can come out. */
@@ -161,7 +161,7 @@ int main(void)
 				ok = 0;
 			}
 		}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	tap_ok(ok, "every combination of the two keys, 200 rounds: each site holds its own key's instruction (%s)",

@@ -227,13 +227,13 @@ static void test_half_way(void)
 
 /* ---- fork() while other threads are in the trap handler ---- */
 
-static volatile int spin_stop;
+static int spin_stop;
 static int in_child;
 
 static void *spinner(void *arg)
 {
 	(void)arg;
-	while (!spin_stop)
+	while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
 		run_fork();
 	return NULL;
 }
@@ -248,7 +248,7 @@ static void fork_hook(int step)
 
 	if (step != 1 || in_child)
 		return;
-	spin_stop = 0;
+	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, spinner, NULL);
 	for (i = 0; i < 100; i++) {
@@ -264,7 +264,7 @@ static void fork_hook(int step)
 			fork_failures++;
 		forks_run++;
 	}
-	spin_stop = 1;
+	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 }

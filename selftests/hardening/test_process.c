@@ -495,7 +495,14 @@ static int sig_child(void *arg)
 
 static void test_site_in_signal_handler(void)
 {
-	int st = hard_child(sig_child, NULL, 60);
+	int st;
+
+#ifdef __SANITIZE_THREAD__
+	tap_skip("ThreadSanitizer runs asynchronous signal handlers at its own points, with SIGTRAP blocked",
+		 "sites run from a signal handler while keys change");
+	return;
+#endif
+	st = hard_child(sig_child, NULL, 60);
 
 	tap_ok(st == 0, "sites run from a signal handler while keys change: no thread dies (%s)",
 	       hard_status(st));
