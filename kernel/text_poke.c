@@ -350,9 +350,7 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 	w = pwrite(mem_fd, bytes, len, (off_t)addr);
 	if (w == (ssize_t)len)
 		return 0;
-	/* Check (and replace) the descriptor before the next write: undoing. */
-	mem_checked = -1UL;
-	return w < 0 ? -errno : -EIO;
+	return w < 0 ? -errno : -EIO;	/* sk_text_poke() rechecks the descriptor */
 }
 
 /*
