@@ -61,7 +61,7 @@ static int probe(const char *how)
 	uintptr_t base = UINTPTR_MAX;
 	double chi2 = 0, expect;
 
-	if (!strcmp(how, "trap") && statickeys_entry_install(nrs, 1) == 0)
+	if (how && !strcmp(how, "trap") && statickeys_entry_install(nrs, 1) == 0)
 		path = STATICKEYS_ENTRY_SECCOMP;
 	statickeys_entry_thread_init();
 	statickeys_entry_set_hook(record, NULL);
@@ -222,9 +222,7 @@ static void check_ro(void)
 int main(int argc, char **argv)
 {
 #ifdef CONFIG_RANDOMIZE_KSTACK_OFFSET
-	if (argc > 2 && !strcmp(argv[1], "--probe"))
-		return probe(argv[2]);
-	unsetenv(STATICKEYS_CMDLINE_ENV);
+	probe_enter(argc, argv, probe);
 	tap_plan(26);
 	check_on(argv[0], "trap", "randomize_kstack_offset=on", "on");
 	check_on(argv[0], "direct", "randomize_kstack_offset=on", "on, direct");

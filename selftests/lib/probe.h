@@ -9,9 +9,24 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <statickeys/cmdline.h>
+
+/*
+ * probe_enter() - the start of a test's main(): as "SELF --probe [MODE]"
+ * run @probe with MODE (NULL when none) and exit with its status;
+ * otherwise clear the boot command line, so the test itself starts from
+ * the defaults whatever the caller's environment holds.
+ */
+static inline void probe_enter(int argc, char **argv,
+			       int (*probe)(const char *mode))
+{
+	if (argc > 1 && !strcmp(argv[1], "--probe"))
+		exit(probe(argc > 2 ? argv[2] : NULL));
+	unsetenv(STATICKEYS_CMDLINE_ENV);
+}
 
 /* Read @fd to its end into @buf (NUL-terminated, cut at @size - 1). */
 static inline void probe_read_all(int fd, char *buf, size_t size)

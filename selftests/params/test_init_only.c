@@ -12,7 +12,7 @@
 
 int init_only_state(int which);
 
-static int probe(void)
+static int probe(const char *mode)
 {
 	printf("early=%d setup=%d\n", init_only_state(0), init_only_state(1));
 	return 0;
@@ -23,9 +23,7 @@ int main(int argc, char **argv)
 	char out[4096], err[4096];
 	int ret;
 
-	if (argc > 1 && !strcmp(argv[1], "--probe"))
-		return probe();
-	unsetenv(STATICKEYS_CMDLINE_ENV);
+	probe_enter(argc, argv, probe);
 
 	tap_plan(3);
 	tap_ok(init_only_state(0) == -1 && init_only_state(1) == -1,

@@ -57,7 +57,7 @@ static void print_state(const char *tag)
  * The probe: started with STATICKEYS_CMDLINE set, reports what the
  * constructors did, then what a run-time command line changes.
  */
-static int probe(void)
+static int probe(const char *mode)
 {
 	print_state("boot");
 	printf("unknown=%zu\n", statickeys_cmdline_unknown(NULL, NULL));
@@ -71,9 +71,7 @@ int main(int argc, char **argv)
 	char out[4096], err[4096];
 	int ret;
 
-	if (argc > 1 && !strcmp(argv[1], "--probe"))
-		return probe();
-	unsetenv(STATICKEYS_CMDLINE_ENV);
+	probe_enter(argc, argv, probe);
 
 	tap_plan(8);
 	tap_ok(!static_key_enabled(&foo_key) && static_key_enabled(&bar_key) &&
