@@ -135,8 +135,11 @@ else
 	# shellcheck disable=SC2086
 	tar -xJf "$tarball" -C "$t" --strip-components=1 \
 		$(for f in $files; do echo "linux-source-6.1/$f"; done)
-	$cc --mode report "$t" >"$t.report" 2>&1
-	grep -v '^#' "$here/linux-6.1.report" | diff -u - "$t.report" >"$t.diff" 2>&1
+	# Without line and column: a later 6.1 point release moves them.
+	$cc --mode report "$t" 2>&1 | sed -E 's/^([^:]+):[0-9]+:[0-9]+:/\1:/' >"$t.report"
+	grep -v '^#' "$here/linux-6.1.report" |
+		sed -E 's/^([^:]+):[0-9]+:[0-9]+:/\1:/' |
+		diff -u - "$t.report" >"$t.diff" 2>&1
 	ok $? "Linux 6.1 sites report as expected" "$t.diff"
 	$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
 	(cd "$t" && git apply --check "$t.patch" &&
