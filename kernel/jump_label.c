@@ -830,25 +830,59 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /*
+ * What registration needs to know of a table, in one pass: whether it is
+ * in (key, code) order already, where its sites lie, and whether any of
+ * its keys is not in the state its sites were built for.
+ *
  * The compiler emits a table in code order, so the table of an object with
- * one key (or whose keys never interleave) is already in (key, code) order:
- * one pass proves it and nothing moves.
+ * one key (or whose keys never interleave) is in (key, code) order: the
+ * pass proves it and nothing moves.  In such a table each key's sites are
+ * one run in ascending code order, so the lowest and highest site are at
+ * the ends of runs and the per-site work is a load and two compares.
  */
-static bool entries_sorted(const struct jump_entry *start,
-			   const struct jump_entry *stop)
+struct table_scan {
+	bool sorted;		/* in (key, code) order */
+	bool changed;		/* a key's state differs from its built one */
+	uintptr_t lo, hi;	/* lowest and highest site address */
+};
+
+static bool key_changed(uintptr_t key)
+{
+	struct static_key *k = (struct static_key *)key;
+
+	return (static_key_count(k) != 0) != !!(k->type & JUMP_TYPE_TRUE);
+}
+
+static void scan_table(const struct jump_entry *start,
+		       const struct jump_entry *stop, struct table_scan *s)
 {
 	uintptr_t key = 0, code = 0, k, c;
 	const struct jump_entry *e;
 
+	*s = (struct table_scan){ .sorted = true, .lo = UINTPTR_MAX };
 	for (e = start; e < stop; e++) {
 		k = e->key & ~JUMP_ENTRY_FLAGS;
 		c = jump_entry_code(e);
-		if (k < key || (k == key && c < code))
-			return false;
-		key = k;
+		if (k != key) {
+			if (k < key) {
+				s->sorted = false;
+				return;
+			}
+			if (e > start && code > s->hi)
+				s->hi = code;
+			if (c < s->lo)
+				s->lo = c;
+			if (k && key_changed(k))
+				s->changed = true;
+			key = k;
+		} else if (c < code) {
+			s->sorted = false;
+			return;
+		}
 		code = c;
 	}
-	return true;
+	if (e > start && code > s->hi)
+		s->hi = code;
 }
 
 /* Sort digits: the key (without its flags) and the rebased code offset. */
@@ -929,8 +963,6 @@ static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
 	bool code_sorted = true;
 	struct jump_entry *e;
 
-	if (entries_sorted(start, stop))
-		return;
 	sort_base = (uintptr_t)start;
 	for (e = start; e < stop; e++) {
 		e->code = (int32_t)(jump_entry_code(e) - sort_base);
@@ -1231,6 +1263,7 @@ static bool seal_handle(const void *handle)
 SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 {
 	const void *id = object_identity(d);
+	struct table_scan ts;
 	struct find_segs fs;
 	struct sk_object *o;
 
@@ -1265,11 +1298,18 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 		free(o);
 		return;
 	}
-	if (o->start != o->stop)
+	scan_table(o->start, o->stop, &ts);
+	if (!ts.sorted)
 		sort_entries(o->start, o->stop);
 	o->next = objects;
 	objects = o;
-	sync_object(o);
+	/*
+	 * Every site in one executable segment and every key as built: no
+	 * site needs a look.  Otherwise each one is checked.
+	 */
+	if (!ts.sorted || ts.changed || (ts.lo <= ts.hi &&
+	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
+		sync_object(o);
 	__jump_label_unlock();
 
 	if (d->param_start != d->param_stop)
