@@ -212,6 +212,9 @@ int main(int argc, char **argv)
 	plugin = argc > 2 ? argv[2] : NULL;
 	alarm(secs + 120);	/* a hang kills the run: reported by make */
 	static_branch_inc(&k_count);	/* our own reference, kept throughout */
+	/* k2 and k3 start enabled: readers judge against the real start. */
+	for (i = 0; i < NR_KEYS; i++)
+		settled[i].state = static_key_enabled(keys[i]);
 	for (i = 0; i < 2; i++)
 		pthread_create(&t[n++], NULL, toggler, (void *)(uintptr_t)(i + 1));
 	for (i = 0; i < NR_READERS; i++)
