@@ -79,12 +79,17 @@ static inline bool jump_entry_is_branch(const struct jump_entry *e)
  *	touched is brought back to its old instruction and the error is
  *	returned: -EIO (a write failed or did not land), -EACCES (code cannot
  *	be written or the threads cannot be serialized here), -ENOMEM.  If even
- *	that fails, the sites are emulated for the rest of the process.  The
- *	queue is empty afterwards either way.
+ *	that fails, the sites stay emulated (their key refuses changes) until
+ *	arch_jump_label_repair() brings them back.  The queue is empty
+ *	afterwards either way.
  * arch_jump_label_transform_discard() - drop the queue unwritten.
  * arch_jump_label_decode() - the state a site is in now, or -EILSEQ/-EBUSY.
  * arch_jump_label_describe() - print a site's bytes for a diagnostic.
  * arch_jump_label_fork_child() - reset per-process state in a fork() child.
+ * arch_jump_label_repair() - try again to bring back the sites a failed
+ *	batch left emulated; those of them in [@start, @end) that still cannot
+ *	be brought back are forgotten (their object is going away).  Called
+ *	before every key change and when an object is unregistered.
  */
 __hidden int arch_jump_label_transform_queue(struct jump_entry *entry,
 					     enum jump_label_type type);
@@ -95,6 +100,7 @@ __hidden int arch_jump_label_decode(const struct jump_entry *entry,
 __hidden void arch_jump_label_describe(const struct jump_entry *entry,
 				       char *buf, size_t len);
 __hidden void arch_jump_label_fork_child(void);
+__hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end);
 
 /*
  * Text poking (kernel/text_poke.c): how bytes reach executable memory.
@@ -209,6 +215,7 @@ extern __hidden int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes,
 					 size_t len);
 /* Traps of half-written sites that the x86 handler emulated. */
 extern __hidden unsigned long sk_trap_emulations;
+extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
 
 #define SK_WARN_ONCE(cond, ...) ({					\
 	static bool __sk_warned;					\

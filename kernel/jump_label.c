@@ -409,6 +409,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct sk_object *o;
 	int queued = 0, err;
 
+	arch_jump_label_repair(0, 0);	/* sites a failed change left */
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
@@ -1333,7 +1334,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 	const void *id = object_identity(d);
 	struct sk_segment segs[MAX_SEGMENTS];
 	struct sk_object **pp, *o;
-	int nsegs = 0;
+	int nsegs = 0, i;
 
 	jump_label_lock();
 	o = find_object(id);
@@ -1354,6 +1355,9 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 			break;
 		}
 	}
+	/* Its memory may hold other code next: no site of it stays ours. */
+	for (i = 0; i < o->nsegs; i++)
+		arch_jump_label_repair(o->segs[i].start, o->segs[i].end);
 	__jump_label_unlock();
 	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);

@@ -34,9 +34,11 @@ struct x86_site {
  * goes in, withdrawn after the last one is gone.  While @undo is set the
  * sites are being brought back, and a trapping thread runs the old
  * instruction instead of the new one.  A batch that could not be brought
- * back is never withdrawn: it goes on the @stuck list, emulated for the
- * life of the process.  @handlers counts handler runs in progress, so that
- * a batch is reused only once none can still be reading it.
+ * back is not withdrawn: it goes on the @stuck list, emulated until
+ * arch_jump_label_repair() brings its sites back.  @handlers counts handler
+ * runs in progress, so that a batch is reused or freed only once none can
+ * still be reading it.  Only the holder of jump_label_mutex changes @live
+ * and @stuck.
  */
 struct batch {
 	struct x86_site *sites;
@@ -55,6 +57,7 @@ static struct batch *stuck;
 static int handlers;
 static unsigned long batch_gen;	/* odd while a batch is live */
 unsigned long sk_trap_emulations;
+unsigned long sk_stuck_sites;
 
 static void make_insn(uint8_t *insn, enum jump_label_type type,
 		      uintptr_t code, uintptr_t target)
@@ -354,7 +357,7 @@ static void trap_handler(int sig, siginfo_t *info, void *ucv)
 		int found = 0;
 		uint8_t byte;
 
-		__atomic_fetch_add(&handlers, 1, __ATOMIC_ACQUIRE);
+		__atomic_fetch_add(&handlers, 1, __ATOMIC_SEQ_CST);
 		gen = __atomic_load_n(&batch_gen, __ATOMIC_ACQUIRE);
 		b = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
 		if (b)
@@ -546,6 +549,129 @@ static void keep_emulating(void)
 	*b = (struct batch){ .sites = v, .n = nr_queued, .undo = true,
 			     .next = stuck };
 	__atomic_store_n(&stuck, b, __ATOMIC_RELEASE);
+	sk_stuck_sites += nr_queued;
+}
+
+/*
+ * The queue becomes the live batch: a trapping thread finds its sites and
+ * runs the new instruction, or with @undo the old one.
+ */
+static void publish(bool undo)
+{
+	the_batch = (struct batch){ .sites = queue, .n = nr_queued, .undo = undo };
+	__atomic_store_n(&live, &the_batch, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * No handler run can still be reading a batch unlinked before this call.
+ * The fence keeps the unlinking store before the load of @handlers; a
+ * handler's increment is ordered before its loads of @live and @stuck.
+ */
+static void wait_for_handlers(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&handlers, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void withdraw(void)
+{
+	__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
+	wait_for_handlers();
+}
+
+/*
+ * Undo a stuck batch again, through the queue (empty between updates):
+ * true when every site is back to its old instruction.  If not, the
+ * batch keeps what was done, for the next try.
+ */
+static bool undo_stuck(struct batch *b)
+{
+	bool ok;
+	size_t i;
+
+	for (nr_queued = 0; nr_queued < b->n; nr_queued++)
+		if (sk_reserve((void **)&queue, &queue_cap, nr_queued,
+			       sizeof(*queue))) {
+			nr_queued = 0;
+			return false;
+		}
+	memcpy(queue, b->sites, b->n * sizeof(*queue));
+	if (install_trap_handler() ||
+	    sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
+			       JUMP_LABEL_NOP_SIZE)) {
+		nr_queued = 0;
+		return false;
+	}
+	publish(true);		/* its sites run their old instructions */
+	ok = undo_steps();
+	withdraw();
+	sk_text_poke_end();
+	for (i = 0; !ok && i < b->n; i++)
+		b->sites[i].done = queue[i].done;
+	nr_queued = 0;
+	return ok;
+}
+
+/* Put @nb (NULL: nothing) where @b was on the stuck list, and free @b. */
+static void replace_stuck(struct batch **pp, struct batch *b, struct batch *nb)
+{
+	__atomic_store_n(pp, nb ? nb : b->next, __ATOMIC_RELEASE);
+	sk_stuck_sites -= b->n - (nb ? nb->n : 0);
+	wait_for_handlers();
+	free(b->sites);
+	free(b);
+}
+
+/*
+ * Forget the sites of @b in [@start, @end).  Returns the batch now in its
+ * place, NULL if none is left (the next one took its place).
+ */
+static struct batch *forget_range(struct batch **pp, struct batch *b,
+				  uintptr_t start, uintptr_t end)
+{
+	struct batch *nb = NULL;
+	size_t i, keep = 0;
+
+	for (i = 0; i < b->n; i++)
+		keep += b->sites[i].addr < start || b->sites[i].addr >= end;
+	if (keep == b->n)
+		return b;
+	if (keep) {
+		nb = malloc(sizeof(*nb));
+		if (nb)
+			*nb = (struct batch){ .sites = malloc(keep * sizeof(*b->sites)),
+					      .undo = true, .next = b->next };
+		if (!nb || !nb->sites) {
+			free(nb);
+			sk_warn("out of memory forgetting the emulated sites of an unloaded object");
+			return b;
+		}
+		for (i = 0; i < b->n; i++)
+			if (b->sites[i].addr < start || b->sites[i].addr >= end)
+				nb->sites[nb->n++] = b->sites[i];
+	}
+	replace_stuck(pp, b, nb);
+	return nb;
+}
+
+void arch_jump_label_repair(uintptr_t start, uintptr_t end)
+{
+	struct batch **pp = &stuck, *b;
+
+	while ((b = *pp)) {
+		if (undo_stuck(b)) {
+			sk_warn("%zu sites left emulated by a failed change are back to their old instructions",
+				b->n);
+			replace_stuck(pp, b, NULL);
+			continue;
+		}
+		if (start < end && !(b = forget_range(pp, b, start, end)))
+			continue;
+		pp = &b->next;
+	}
 }
 
 int arch_jump_label_transform_apply(void)
@@ -565,10 +691,7 @@ int arch_jump_label_transform_apply(void)
 		return err;
 	}
 
-	the_batch = (struct batch){ .sites = queue, .n = nr_queued };
-	__atomic_store_n(&live, &the_batch, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
-
+	publish(false);
 	err = run_steps();
 	if (err) {
 		bool undone = undo_steps();
@@ -583,10 +706,7 @@ int arch_jump_label_transform_apply(void)
 			err = -EIO;
 	}
 
-	__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&batch_gen, 1, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&handlers, __ATOMIC_ACQUIRE))
-		;
+	withdraw();
 	sk_text_poke_end();
 	if (!err)
 		sk_count_sites_written(nr_queued);
