@@ -164,6 +164,16 @@ static int sites_now(void)
 	return run_fail[0]() | run_fail[1]() << 1 | run_fail[2]() << 2;
 }
 
+static int fail_spin_stop;
+
+static void *fail_spinner(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&fail_spin_stop, __ATOMIC_RELAXED))
+		sites_now();
+	return NULL;
+}
+
 /*
  * Fail write number @nth of the next enabling; with @all, every write
  * after it fails too, so that the batch cannot be undone either.
@@ -172,6 +182,7 @@ static int fail_child(void *arg)
 {
 	int nth = (int)(intptr_t)arg & 0xff, all = (int)(intptr_t)arg >> 8;
 	int bad = 0, before = sites_now(), i;
+	pthread_t spin[2];
 
 	if (!freopen("/dev/null", "w", stderr))
 		return 2;
@@ -200,10 +211,23 @@ static int fail_child(void *arg)
 	}
 #endif
 	sk_test_poke_hook = NULL;
+	/* Threads run the sites while they are repaired and changed. */
+	__atomic_store_n(&fail_spin_stop, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_create(&spin[i], NULL, fail_spinner, NULL);
 	static_branch_enable(&k_fail);
 	/* Undone, or repaired now that writes work: the key changes again. */
 	if (statickeys_last_error() || sites_now() != (before ^ 7))
 		bad |= 1 << 3;
+	for (i = 0; i < 100; i++) {
+		static_branch_disable(&k_fail);
+		static_branch_enable(&k_fail);
+	}
+	__atomic_store_n(&fail_spin_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_join(spin[i], NULL);
+	if (statickeys_last_error() || sites_now() != (before ^ 7))
+		bad |= 1 << 7;
 #ifdef __x86_64__
 	{
 		unsigned long traps = sk_trap_emulations;
