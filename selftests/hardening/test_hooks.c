@@ -401,11 +401,12 @@ static void test_sigtrap_reset(void)
 
 int main(void)
 {
+	const int checks = 1 + STEPS + 5 + 1 + 1;
 	int i;
 
-	tap_plan(1 + STEPS + 5 + 1 + 1);
+	tap_plan(checks);
 	if (!IS_ENABLED(CONFIG_JUMP_LABEL)) {
-		for (i = 0; i < 1 + STEPS + 4 + 1 + 1; i++)
+		for (i = 0; i < checks; i++)
 			tap_skip("CONFIG_JUMP_LABEL=n: nothing is patched",
 				 "patching protocol %d", i + 1);
 		return tap_exit();
