@@ -178,12 +178,14 @@ __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
 /*
  * fork() and the parameter locks (kernel/params.c).  The core's one atfork
- * handler calls __sk_params_fork_prepare() first, before taking its own
- * locks (the lock order of Documentation/boot-params.rst), and the parent
- * or child half after releasing them.
+ * handler takes the locks in the lock order of
+ * Documentation/boot-params.rst: __sk_params_fork_prepare_apply() before
+ * jump_label_mutex, __sk_params_fork_prepare_objects() after it, its own
+ * deferred-work lock last; it calls the parent or child half after
+ * releasing its own.
  */
-__hidden void __sk_params_fork_prepare(void);
-__hidden void __sk_params_fork_prepare_core_locked(void);
+__hidden void __sk_params_fork_prepare_apply(bool core_locked);
+__hidden void __sk_params_fork_prepare_objects(void);
 __hidden void __sk_params_fork_parent(void);
 __hidden void __sk_params_fork_child(void);
 

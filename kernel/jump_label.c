@@ -57,8 +57,9 @@ struct sk_object {
  *   sk_apply_lock            one command line at a time (kernel/params.c);
  *                            never taken with the loader's lock held
  *   glibc's loader lock      held around constructors and destructors
- *   sk_params_lock           the parameter objects (kernel/params.c)
  *   jump_label_mutex         this file
+ *   sk_params_lock           the parameter objects (kernel/params.c); never
+ *                            held while another lock is awaited
  *   the deferred-work lock   kernel/jump_label_ratelimit.c
  *
  * Nothing is ever called into the loader (dladdr, dlsym, dlopen,
@@ -230,21 +231,23 @@ static void lockdep_assert_held(const char *fn)
  * nobody will release and half-written sites: every library lock is held
  * across fork(), taken in the lock order by this one handler (separate
  * pthread_atfork() registrations would run in an order set by constructor
- * order, not by the lock order).  A thread that forks while holding
- * jump_label_mutex itself keeps it: its state is consistent.
+ * order, not by the lock order).  glibc runs the prepare handlers of
+ * concurrent fork()s concurrently, so the order matters here as anywhere.
+ * A thread that forks while holding jump_label_mutex itself keeps it: its
+ * state is consistent.
  */
-static bool fork_took_lock;
+static __thread bool fork_took_lock;
 
 static void fork_prepare(void)
 {
-	if (jump_label_lock_is_mine()) {
-		/* The parameter lock comes first: only tried now. */
-		__sk_params_fork_prepare_core_locked();
-	} else {
-		__sk_params_fork_prepare();
+	bool mine = jump_label_lock_is_mine();
+
+	__sk_params_fork_prepare_apply(mine);
+	if (!mine) {
 		jump_label_lock();
 		fork_took_lock = true;
 	}
+	__sk_params_fork_prepare_objects();
 	sk_deferred_fork_prepare();
 }
 

@@ -86,15 +86,16 @@ struct sk_object {
 /*
  * Locking.  The order, outermost first, is
  *
- *   sk_apply_lock -> the loader's lock -> sk_params_lock
- *                 -> jump_label_mutex -> the deferred-work lock
+ *   sk_apply_lock -> the loader's lock -> jump_label_mutex
+ *                 -> sk_params_lock -> the deferred-work lock
  *
  * glibc holds its loader lock in dlopen()/dlclose() while it runs
  * constructors and destructors, which is where objects register and
  * unregister: so registration may take sk_params_lock, never
  * sk_apply_lock.  sk_params_lock guards the lists and counters only and
  * is never held while calling anything else (no handler, no loader call,
- * no core call), so it cannot be part of a cycle.
+ * no core call; only fork()'s handler takes the innermost deferred-work
+ * lock after it), so it cannot be part of a cycle.
  *
  * sk_apply_lock serialises statickeys_parse_cmdline(): two command lines
  * never interleave.  It is held while handlers run and while objects are
@@ -118,7 +119,7 @@ static unsigned long sk_cmdline_gen;	/* bumped by each new line */
 static bool sk_env_read;
 static struct sk_object *sk_objects;	/* in registration order */
 static unsigned long sk_last_id;
-static bool sk_fork_took_apply;
+static __thread bool sk_fork_took_apply;	/* by this thread's fork() */
 
 /*
  * Per thread: sk_handlers counts the handler runs this thread is inside
@@ -746,33 +747,36 @@ static void sk_apply_all(struct sk_cmdline *cl, unsigned long gen,
 /* ---- fork() (the core's atfork handler calls these) ---- */
 
 /*
- * Take both locks in their order, so that the child inherits a consistent
- * state and no lock held by a thread that does not exist in it.  Skip
- * sk_apply_lock when this thread holds it (fork() from a handler) or may
- * hold the loader's lock (fork() from a handler run at registration):
- * waiting for it there would invert the order.
+ * The two locks sit on either side of the core's in the lock order, so the
+ * core's handler takes them in two calls: sk_apply_lock before
+ * jump_label_mutex, sk_params_lock after it.  The child thus inherits a
+ * consistent state and no lock held by a thread that does not exist in it.
+ *
+ * sk_apply_lock is skipped when this thread holds it (fork() from a
+ * handler) or may hold the loader's lock (fork() from a handler run at
+ * registration): waiting for it there would invert the order.  A thread
+ * that forks holding jump_label_mutex (inside a key change, or its own
+ * jump_label_lock() section), @core_locked, only tries it; held by another
+ * thread, it starts afresh in the child as when skipped.
  */
-void __sk_params_fork_prepare(void)
+void __sk_params_fork_prepare_apply(bool core_locked)
 {
-	if (!sk_apply_owner && !sk_loader) {
+	if (sk_apply_owner || sk_loader)
+		return;
+	if (!core_locked)
 		pthread_mutex_lock(&sk_apply_lock);
-		sk_fork_took_apply = true;
-	}
-	sk_lock();
+	else if (pthread_mutex_trylock(&sk_apply_lock))
+		return;
+	sk_fork_took_apply = true;
 }
 
 /*
- * The same for a thread that forks holding jump_label_mutex (inside a key
- * change, or its own jump_label_lock() section): sk_apply_lock comes before
- * that mutex, so it is only tried; held by another thread, it starts afresh
- * in the child as when skipped above.  sk_params_lock is never held while
- * the core's lock is awaited, so waiting for it here is safe.
+ * sk_params_lock is innermost but for the deferred-work lock: never held
+ * while another lock is awaited, so whoever holds it lets go soon, even
+ * when this thread holds jump_label_mutex.
  */
-void __sk_params_fork_prepare_core_locked(void)
+void __sk_params_fork_prepare_objects(void)
 {
-	if (!sk_apply_owner && !sk_loader &&
-	    !pthread_mutex_trylock(&sk_apply_lock))
-		sk_fork_took_apply = true;
 	sk_lock();
 }
 
