@@ -700,25 +700,34 @@ static struct sk_object *sk_next_object(unsigned long last_id,
  * a check that it did not unregister before the pin took hold (then the
  * pin, if any, is on an unrelated object of the same path, or on the
  * same object while its destructor is pending).
+ *
+ * Drops the caller's reference on @obj, under sk_params_lock and before
+ * the pin: whoever unloads the object next takes that lock in its
+ * destructor, so the handlers' stores come before the unloading (and
+ * before the constructor of an object mapped at the same address later)
+ * in the order of our own lock, not only in the loader's, which
+ * ThreadSanitizer does not see.
  */
 static void sk_apply_pinned(struct sk_object *obj, struct sk_cmdline *cl,
 			    unsigned long gen)
 {
 	void *pin = NULL;
-	bool gone;
+	bool gone = false;
 
 	if (obj->pin) {
 		pin = dlopen(obj->pin, RTLD_NOLOAD | RTLD_LAZY);
-		if (!pin)
-			return;
+		gone = !pin;
 	}
 	sk_lock();
-	gone = obj->dead || obj->registering;
+	gone = gone || obj->dead || obj->registering;
 	if (!gone)
 		obj->applied = gen;
 	sk_unlock();
 	if (!gone)
 		sk_apply_object(obj, cl);
+	sk_lock();
+	sk_object_put(obj);
+	sk_unlock();
 	if (pin)
 		dlclose(pin);
 }
@@ -738,9 +747,6 @@ static void sk_apply_all(struct sk_cmdline *cl, unsigned long gen,
 			break;
 		last_id = obj->id;
 		sk_apply_pinned(obj, cl, gen);
-		sk_lock();
-		sk_object_put(obj);
-		sk_unlock();
 	}
 }
 
