@@ -23,8 +23,8 @@ tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 rm -rf "$work"
 mkdir -p "$work"
 
-cases="init_on spellings crossfile refusals macros runtime details tristate"
-plan=$((5 * 8 + 13))
+cases="init_on spellings crossfile refusals macros runtime details tristate prefilter"
+plan=$((5 * 9 + 15))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -61,6 +61,23 @@ for c in $cases; do
 	[ $? -le 1 ] && [ ! -s "$t.patch2" ]
 	ok $? "$c: a second run changes nothing" "$t.patch2"
 done
+
+# The driver gives each pass only the files that can matter to it (the
+# "// Prefilter:" lines of a script, the keys of the collect pass): every
+# fixture reports the same when spatch parses every file, and a CRLF copy
+# of the prefilter fixture reports the same as the original.
+: >"$work/narrow"
+for c in $cases; do
+	$cc --prefilter nocheck --mode report "$fix/$c/in" 2>&1 |
+		diff -u <(grep -v '^#' "$fix/$c/report") - >>"$work/narrow" 2>&1
+done
+[ ! -s "$work/narrow" ]
+ok $? "every fixture reports the same with every file parsed (--prefilter nocheck)" "$work/narrow"
+t=$work/crlf
+cp -r "$fix/prefilter/in" "$t"
+for f in "$t"/*.c; do sed -i 's/$/\r/' "$f"; done
+$cc --mode report "$t" 2>&1 | diff -u <(grep -v '^#' "$fix/prefilter/report") - >"$t.diff" 2>&1
+ok $? "the prefilter fixture with CRLF line ends reports the same" "$t.diff"
 
 # The other two modes.
 t=$work/modes
