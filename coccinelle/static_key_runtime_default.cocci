@@ -19,9 +19,17 @@
 // Options: --no-includes --include-headers
 // Keywords: static_key, static_branch_enable, DEFINE_STATIC_KEY_MAYBE
 // Requires: 1.0.8
-// Prefilter: static_(branch|key)_(enable|disable)\(
-// Prefilter: __init
-// Prefilter: IS_ENABLED|#\s*if
+// Prefilter: static_(branch|key)_(enable|disable)\b
+//  (scripts/coccicheck gives spatch only the files that match every
+//  Prefilter line; the next two mirror in_init(), and if_positive() or
+//  ifdef_config() below, loosely enough that no file they reject could
+//  produce a message: a call line below a line starting with "{" that
+//  has __init in the four lines above it, with no line starting with
+//  "{" or "}" in between; and IS_ENABLED(CONFIG_...) in the 40 lines up
+//  to the call, or an #if line naming a CONFIG_ option above it with no
+//  brace outside a comment on the lines in between.)
+// Prefilter: __init[^\n]*\n(?:[^\n]*\n){0,3}\{[^\n]*\n(?:[^{}\n][^\n]*\n|\n)*[^\n]*static_(?:branch|key)_(?:enable|disable)\b
+// Prefilter: (?m)IS_ENABLED\s*\(\s*CONFIG_\w+\s*\)(?:[^\n]*\n){0,39}[^\n]*?static_(?:branch|key)_(?:enable|disable)\b|static_(?:branch|key)_(?:enable|disable)\b[^\n]*IS_ENABLED\s*\(\s*CONFIG_|^[^\S\n]*#[^\S\n]*if[^\n]*CONFIG_[^\n]*\n(?>[^\S\n]*#[^\n]*\n|(?:/\*[^\n]*?\*/|//[^\n]*|[^{}\n])*+\n)*?[^\n]*?static_(?:branch|key)_(?:enable|disable)\b
 
 virtual patch
 virtual context

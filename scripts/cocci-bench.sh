@@ -13,8 +13,9 @@
 #            of the same tokens for comparison
 #
 # Each line gives wall seconds and CPU seconds (user + system, the
-# children included) and the ratio to the plain run's CPU.  Figures, not
-# a test.
+# children included) and the ratio to the plain run's CPU; the patch run's
+# --stats lines follow (CPU of each spatch pass, of the grep and of the
+# driver itself).  Figures, not a test.
 set -eu
 : "${srctree:?srctree not set}" "${objtree:?objtree not set}"
 J=${J:-$(nproc)}
@@ -41,10 +42,12 @@ measure() {
 	local label=$1
 	shift
 	python3 - "$label" "${plain_cpu:-0}" "$@" <<'PY'
-import resource, subprocess, sys, time
+import os, resource, subprocess, sys, time
 label, base, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+err = os.environ.get('MEASURE_STDERR')
 t = time.monotonic()
-subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+with open(err or os.devnull, 'w') as e:
+	subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=e)
 wall = time.monotonic() - t
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = r.ru_utime + r.ru_stime
@@ -59,6 +62,8 @@ line=$(cd "$src" && measure plain spatch --very-quiet --no-includes \
 echo "$line"
 plain_cpu=$(echo "$line" | awk '{print $5}')
 (cd "$src" && measure report $cc --mode report .)
-(cd "$src" && measure patch $cc --mode patch .)
+(cd "$src" && MEASURE_STDERR=$out/patch.stats measure patch $cc --stats --mode patch .)
+grep -v 'symbolic link\|: spatch: \|not converted' "$out/patch.stats" |
+	sed 's/^coccicheck: /  patch: /'
 (cd "$src" && measure prefilter $cc --sp-file "$out/none.cocci" --mode report .)
 (cd "$src" && measure "git grep" git grep -l -E 'STATIC_KEY|static_branch_|static_key_' -- '*.c' '*.h')

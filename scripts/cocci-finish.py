@@ -331,7 +331,10 @@ def wrap(texts, idx):
 	indent = '\t' * (c // 8) + ' ' * (c % 8)
 	if macro:
 		head = with_backslash(head, col)
-	return head + (nl or '\n') + indent + tail(rest) + nl
+	# The backslash column counts from the start of the line: pad the
+	# indented continuation, not the bare rest (that put the backslash
+	# one indent too far right, past 100 columns in randomize_kstack.h).
+	return head + (nl or '\n') + tail(indent + rest) + nl
 
 
 def unified(path, old, new):

@@ -16,9 +16,12 @@ import subprocess
 import tempfile
 
 FILE_HDR = re.compile(r'^diff --git a/(\S+) b/')
-MAYBE = re.compile(r'^\+.*(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE(?:_RO)?\(\s*(CONFIG_\w+)\s*,'
-		   r'\s*(\w+)\s*\)', re.M)
-USE = re.compile(r'^\+.*static_branch_maybe\(\s*(CONFIG_\w+),', re.M)
+# What a patch converts, in the text of its added lines (a wrapped test
+# may continue on the next added line, after a macro's backslash).
+DECL = re.compile(r'\b((?:DEFINE|DECLARE)_STATIC_KEY_MAYBE(?:_RO)?)\(\s*'
+		  r'(CONFIG_\w+)\s*,\s*(\w+)\s*\)')
+USE = re.compile(r'\bstatic_branch_maybe\(\s*(CONFIG_\w+)\s*,[\s\\]*&\s*\(?\s*(\w+)')
+SUBJECT_MAX = 75
 
 
 class SeriesError(Exception):
@@ -65,43 +68,110 @@ def maintainers(root, path):
 	return '\n'.join(sorted(l for l in r.stdout.splitlines() if l.strip()))
 
 
-def subject(paths, keys):
+def parts(diff):
+	"""{key: (CONFIG_X, [MAYBE macros added], number of tests)} of a diff."""
+	text = '\n'.join(l[1:] for l in diff.splitlines()
+			 if l.startswith('+') and not l.startswith('+++'))
+	out = {}
+	for macro, cfg, key in DECL.findall(text):
+		out.setdefault(key, (cfg, [], [0]))[1].append(macro)
+	for cfg, key in USE.findall(text):
+		out.setdefault(key, (cfg, [], [0]))[2][0] += 1
+	return {k: (c, sorted(m), n[0]) for k, (c, m, n) in out.items()}
+
+
+def rank(conv):
+	"""Definitions first, then declarations, then groups of tests only."""
+	macros = [m for _, ms, _ in conv.values() for m in ms]
+	if any(m.startswith('DEFINE') for m in macros):
+		return 0
+	return 1 if macros else 2
+
+
+def prefix(paths):
+	"""The subject's subsystem prefix: mm/slub for mm/slub.c (with its
+	header), randomize_kstack for include/linux/randomize_kstack.h."""
 	cs = [p for p in paths if p.endswith('.c')]
 	if len(cs) == 1:
-		prefix = os.path.splitext(cs[0])[0]
-	else:
-		prefix = os.path.commonpath(paths) or 'treewide'
-		if prefix in paths:
-			prefix = os.path.splitext(prefix)[0]
-	what = ', '.join(sorted(keys))
-	s = '%s: Let the build-time default of %s choose the branch layout' % (prefix, what)
-	if len(s) > 75:
-		s = '%s: Use DEFINE_STATIC_KEY_MAYBE() for %s' % (prefix, what)
-	return s
+		return os.path.splitext(cs[0])[0]
+	if not cs and len(paths) == 1 and paths[0].startswith('include/'):
+		return os.path.splitext(os.path.basename(paths[0]))[0]
+	pre = os.path.commonpath(paths) or 'treewide'
+	return os.path.splitext(pre)[0] if pre in paths else pre
 
 
-def message(keys, uses, kconfig):
+def subject(paths, conv):
+	"""At most SUBJECT_MAX characters when any wording fits; it names the
+	keys the patch defines or declares (else the keys it tests)."""
+	pre = prefix(paths)
+	keys = sorted(k for k, (_, ms, _) in conv.items() if ms) or sorted(conv)
+	names = ', '.join(keys)
+	macros = sorted({m for k in keys for m in conv[k][1]})
+	macro = ([m for m in macros if m.startswith('DEFINE')] + macros +
+		 ['static_branch_maybe'])[0]
+	for s in ('%s: Let the build-time default of %s choose the branch '
+		  'layout' % (pre, names),
+		  '%s: Use %s() for %s' % (pre, macro, names),
+		  '%s: Use %s for %s' % (pre, 'MAYBE static keys' if len(keys) > 1
+					 else 'a MAYBE static key', names)):
+		if len(s) <= SUBJECT_MAX:
+			return s
+	return '%s: Lay out %d static keys for their build-time defaults' % (
+		pre, len(keys))
+
+
+def plural(n, word):
+	return '%d %s%s' % (n, word, 's' * (n != 1))
+
+
+def message(conv, kconfig, elsewhere):
+	"""Paragraphs of the commit message.  elsewhere: {key: [subjects of
+	the other patches of the series that convert part of it]}."""
 	lines = []
-	for key, cfg in sorted(keys.items()):
-		where = kconfig.get(cfg)
-		lines.append(
-			'The initial state of %s is chosen by %s with an #ifdef around a '
-			'pair of TRUE and FALSE definitions, but its tests use '
-			'static_branch_likely() or static_branch_unlikely() whatever the '
-			'option says: in one of the two configurations the common case '
-			'takes the out-of-line branch.' % (key, cfg))
-		lines.append(
-			'Define the key with DEFINE_STATIC_KEY_MAYBE(%s, %s) (and '
-			'DECLARE_STATIC_KEY_MAYBE() where it is declared), which states '
-			'the default once, and test it with static_branch_maybe(), which '
-			'lays the code out for that default.  With %s off the generated '
-			'code does not change; with it on the test becomes a likely '
-			'branch.' % (cfg, key, cfg))
+	for key, (cfg, macros, uses) in sorted(conv.items()):
+		defs = [m for m in macros if m.startswith('DEFINE')]
+		if macros:
+			lines.append(
+				'The initial state of %s is chosen by %s with an #ifdef '
+				'around a pair of TRUE and FALSE %s, but its tests use '
+				'static_branch_likely() or static_branch_unlikely() '
+				'whatever the option says: in one of the two configurations '
+				'the common case takes the out-of-line branch.' % (
+					key, cfg, 'definitions' if defs else 'declarations'))
+			acts = []
+			if defs:
+				acts.append('define the key with %s(%s, %s)' % (defs[0], cfg, key))
+			if len(defs) < len(macros):
+				acts.append('declare it with DECLARE_STATIC_KEY_MAYBE(%s, %s)'
+					    % (cfg, key))
+			what = ' and '.join(acts)
+			what = what[0].upper() + what[1:] + ', which states the default once'
+			if uses:
+				what += ', and test it with static_branch_maybe(), which lays ' \
+					'the code out for that default.  With %s off the ' \
+					'generated code does not change; with it on the test ' \
+					'becomes a likely branch.' % cfg
+			else:
+				what += '.  The generated code does not change: the MAYBE ' \
+					'form is the TRUE or FALSE key that the #ifdef chose.'
+			lines.append(what)
+		else:
+			lines.append(
+				'%s follows %s (DEFINE_STATIC_KEY_MAYBE()).  Test it with '
+				'static_branch_maybe(%s, &%s) here too, so that these tests '
+				'are laid out for the build-time default as well: with %s '
+				'off the generated code does not change, with it on the '
+				'test becomes a likely branch.' % (key, cfg, cfg, key, cfg))
+		if elsewhere.get(key):
+			lines.append('The rest of the conversion of %s is in %s in this '
+				     'series.' % (key, ' and '.join(
+					     '"%s"' % s for s in elsewhere[key])))
 		chk = ['every declaration of %s in the tree follows %s' % (key, cfg)]
+		where = kconfig.get(cfg)
 		if where:
 			chk.append('%s is a bool option (%s:%d)' % (cfg, where[1], where[2]))
-		if uses.get(key):
-			chk.append('%d test%s converted' % (uses[key], 's' * (uses[key] > 1)))
+		if uses:
+			chk.append('%s converted' % plural(uses, 'test'))
 		lines.append('Checked: ' + '; '.join(chk) + '.')
 	lines.append('Generated with coccinelle/static_key_maybe.cocci from the '
 		     'statickeys project.')
@@ -109,15 +179,18 @@ def message(keys, uses, kconfig):
 
 
 def wrap(par, width=72):
-	words, out, cur = par.split(), [], ''
+	"""Fill to width; a line never starts with '#' (git drops such lines
+	of a commit message as comments), the word before comes along."""
+	words, out, cur = par.split(), [], []
 	for w in words:
-		if cur and len(cur) + 1 + len(w) > width:
-			out.append(cur)
-			cur = w
-		else:
-			cur = (cur + ' ' + w) if cur else w
+		if len(cur) > (1 if w.startswith('#') else 0) and \
+		   len(' '.join(cur + [w])) > width:
+			carry = [cur.pop()] if w.startswith('#') else []
+			out.append(' '.join(cur))
+			cur = carry
+		cur.append(w)
 	if cur:
-		out.append(cur)
+		out.append(' '.join(cur))
 	return '\n'.join(out)
 
 
@@ -166,22 +239,23 @@ def series(root, text, notes, outdir, kconfig):
 		git(tmp, 'add', '-A', env=env)
 		git(tmp, 'commit', '-q', '-m', 'base', env=env)
 		base = git(tmp, 'rev-parse', 'HEAD', env=env).decode().strip()
-		for key_group in sorted(groups.values()):
-			diff = ''.join(files[p] for p in key_group)
+		plan = []
+		for paths in groups.values():
+			diff = ''.join(files[p] for p in paths)
+			conv = parts(diff)
+			plan.append((rank(conv), paths, diff, conv, subject(paths, conv)))
+		plan.sort(key=lambda x: x[:2])
+		for _, paths, diff, conv, subj in plan:
 			pf = os.path.join(tmp, '.group.patch')
 			with open(pf, 'w', encoding='utf-8', errors='surrogateescape') as f:
 				f.write(diff)
 			git(tmp, 'apply', '--index', pf, env=env)
 			os.unlink(pf)
-			keys = {k: c for c, k in MAYBE.findall(diff)}
-			uses = {}
-			for c in USE.findall(diff):
-				for k, kc in keys.items():
-					if kc == c:
-						uses[k] = uses.get(k, 0) + 1
-			body = '\n\n'.join(wrap(p) for p in message(keys, uses, kconfig))
-			msg = '%s\n\n%s\n' % (subject(key_group, keys), body)
-			git(tmp, 'commit', '-q', '-s', '-m', msg, env=env)
+			elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
+				     for k in conv}
+			body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere))
+			git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
+			    env=env)
 		git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,
 		    base + '..HEAD', env=env)
 	finally:

@@ -23,8 +23,8 @@ tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 rm -rf "$work"
 mkdir -p "$work"
 
-cases="init_on spellings crossfile refusals macros runtime details tristate"
-plan=$((5 * 8 + 13))
+cases="init_on spellings crossfile refusals macros runtime details tristate prefilter"
+plan=$((5 * 9 + 22))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -61,6 +61,23 @@ for c in $cases; do
 	[ $? -le 1 ] && [ ! -s "$t.patch2" ]
 	ok $? "$c: a second run changes nothing" "$t.patch2"
 done
+
+# The driver gives each pass only the files that can matter to it (the
+# "// Prefilter:" lines of a script, the keys of the collect pass): every
+# fixture reports the same when spatch parses every file, and a CRLF copy
+# of the prefilter fixture reports the same as the original.
+: >"$work/narrow"
+for c in $cases; do
+	$cc --prefilter nocheck --mode report "$fix/$c/in" 2>&1 |
+		diff -u <(grep -v '^#' "$fix/$c/report") - >>"$work/narrow" 2>&1
+done
+[ ! -s "$work/narrow" ]
+ok $? "every fixture reports the same with every file parsed (--prefilter nocheck)" "$work/narrow"
+t=$work/crlf
+cp -r "$fix/prefilter/in" "$t"
+for f in "$t"/*.c; do sed -i 's/$/\r/' "$f"; done
+$cc --mode report "$t" 2>&1 | diff -u <(grep -v '^#' "$fix/prefilter/report") - >"$t.diff" 2>&1
+ok $? "the prefilter fixture with CRLF line ends reports the same" "$t.diff"
 
 # The other two modes.
 t=$work/modes
@@ -122,7 +139,7 @@ files="mm/slub.c mm/slab.h arch/x86/entry/syscall_x32.c
 	mm/page_alloc.c init/main.c include/linux/randomize_kstack.h
 	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
 	MAINTAINERS Kbuild COPYING CREDITS Makefile README scripts/get_maintainer.pl
-	mm/Kconfig.debug"
+	mm/Kconfig.debug security/Kconfig.hardening arch/Kconfig"
 if [ ! -r "$tarball" ]; then
 	skip "Linux 6.1 sites report as expected" "no $tarball (scripts/install-deps kernel)"
 	skip "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c" "no tarball"
@@ -130,6 +147,10 @@ if [ ! -r "$tarball" ]; then
 	skip "MODE=series: a cover letter and one commit per maintainer group" "no tarball"
 	skip "MODE=series: the commits apply at the tree root, mm/ given as M" "no tarball"
 	skip "MODE=series: checkpatch.pl --strict is clean on every commit" "no tarball"
+	for c in "one patch per group" "git am in order" "subjects" "Linux 6.1 code back" \
+		 "checkpatch --strict, 4 groups" "refusals in the cover letter" "messages"; do
+		skip "MODE=series, 4 maintainer groups: $c" "no tarball"
+	done
 else
 	mkdir -p "$t"
 	# shellcheck disable=SC2086
@@ -178,6 +199,68 @@ else
 	done
 	[ ! -s "$t.cp" ]
 	ok $? "MODE=series: checkpatch.pl --strict is clean on every commit" "$t.cp"
+
+	# MODE=series over four maintainer groups, two of them holding two
+	# files: Linux 6.1 with init_on_alloc, init_on_free (mm/page_alloc.c,
+	# include/linux/mm.h, tested in mm/slab.h and mm/slub.c too) and
+	# randomize_kstack_offset (init/main.c, a header with uses in macro
+	# bodies) written back as #ifdef pairs and static_branch_unlikely().
+	g=$work/groups
+	cp -r "$t" "$g"
+	old="include/linux/mm.h mm/page_alloc.c init/main.c include/linux/randomize_kstack.h"
+	# shellcheck disable=SC2086
+	(cd "$g" && perl -0pi -e '
+		s/(DEFINE|DECLARE)_STATIC_KEY_MAYBE(_RO)?\((CONFIG_\w+),\s*(init_on_alloc|init_on_free|randomize_kstack_offset)\);/#ifdef $3\n$1_STATIC_KEY_TRUE$2($4);\n#else\n$1_STATIC_KEY_FALSE$2($4);\n#endif/g;
+		s/static_branch_maybe\(CONFIG_\w+,[\s\\]*&(init_on_alloc|init_on_free|randomize_kstack_offset)\)/static_branch_unlikely(&$1)/g' \
+		$old mm/slab.h &&
+	 git init -q && git add -A && git -c user.name=t -c user.email=t@localhost commit -qm 6.1-old)
+	GIT_AUTHOR_NAME="Coccinelle Test" GIT_AUTHOR_EMAIL=cocci@example.org \
+		$cc --mode series --output-dir "$g.series" "$g" >"$g.list" 2>"$g.err"
+	for p in "$g.series"/0*.patch; do
+		echo "$(basename "$p" | cut -c1-4):" $(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$p")
+	done >"$g.files"
+	printf '%s\n' "0000:" "0001: include/linux/mm.h mm/page_alloc.c" "0002: init/main.c" \
+		"0003: mm/slab.h mm/slub.c" "0004: include/linux/randomize_kstack.h" |
+		diff -u - "$g.files" >"$g.diff" 2>&1
+	ok $? "MODE=series, 4 maintainer groups: a cover letter and one patch per group" "$g.diff" "$g.err"
+	(cd "$g" && GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@localhost \
+		git am -q "$g.series"/000[1-9]-*.patch) >"$g.diff" 2>&1
+	ok $? "MODE=series: the patches apply in order with git am at the tree root" "$g.diff"
+	git -C "$g" log --reverse --format=%s HEAD~4..HEAD >"$g.subjects" 2>&1
+	printf '%s\n' "mm/page_alloc: Use MAYBE static keys for init_on_alloc, init_on_free" \
+		"init/main: Use DEFINE_STATIC_KEY_MAYBE_RO() for randomize_kstack_offset" \
+		"mm/slub: Use DEFINE_STATIC_KEY_MAYBE() for slub_debug_enabled" \
+		"randomize_kstack: Use a MAYBE static key for randomize_kstack_offset" |
+		diff -u - "$g.subjects" >"$g.diff" 2>&1
+	ok $? "MODE=series: kernel-style subjects, at most 75 characters" "$g.diff"
+	: >"$g.diff"
+	for f in $old; do
+		cmp -s <(perl -0pe 's/\\\n//g; s/\s+//g' "$t/$f") \
+			<(perl -0pe 's/\\\n//g; s/\s+//g' "$g/$f") ||
+			echo "$f: differs from Linux 6.1" >>"$g.diff"
+	done
+	[ ! -s "$g.diff" ]
+	ok $? "MODE=series: the series gives back Linux 6.1's own code (blanks aside)" "$g.diff"
+	: >"$g.cp"
+	for p in "$g.series"/000[1-9]-*.patch; do
+		(cd "$g" && perl scripts/checkpatch.pl --strict --no-tree -q "$p") >>"$g.cp" 2>&1 ||
+			echo "$p: checkpatch --strict failed" >>"$g.cp"
+	done
+	[ ! -s "$g.cp" ]
+	ok $? "MODE=series, 4 groups: checkpatch.pl --strict is clean on every patch" "$g.cp"
+	c=$(echo "$g.series"/0000-*.patch)
+	[ "$(grep -c 'x32_enabled_skey: TRUE when' "$c")" -eq 2 ] &&
+		grep -q 'mm/vmscan.c:3136:1: lru_gen_caps: array of keys' "$c"
+	ok $? "MODE=series, 4 groups: the refusals are in the cover letter" "$c"
+	# A patch that converts part of a key's conversion names the patch
+	# with the rest; every key a patch touches is in its message.
+	msg() { sed -n '/^$/,/^---$/p' "$g.series"/000"$1"-*.patch | tr '\n' ' '; }
+	{ msg 3 | grep -q 'init_on_alloc.*"mm/page_alloc: Use MAYBE static keys for init_on_alloc, init_on_free"' &&
+	  msg 3 | grep -q 'init_on_free' && msg 1 | grep -q '"mm/slub: Use DEFINE_STATIC_KEY_MAYBE() for slub_debug_enabled"' &&
+	  msg 4 | grep -q '"init/main: Use DEFINE_STATIC_KEY_MAYBE_RO() for randomize_kstack_offset"' &&
+	  msg 2 | grep -q '"randomize_kstack: Use a MAYBE static key for randomize_kstack_offset"'; } >"$g.diff" 2>&1
+	ok $? "MODE=series: each message names every key its patch touches and the patches with the rest" \
+		"$g.series/0003-mm-slub-Use-DEFINE_STATIC_KEY_MAYBE-for-slub_debug_e.patch"
 fi
 
 cocci_done
