@@ -87,9 +87,10 @@ static inline bool jump_entry_is_branch(const struct jump_entry *e)
  * arch_jump_label_describe() - print a site's bytes for a diagnostic.
  * arch_jump_label_fork_child() - reset per-process state in a fork() child.
  * arch_jump_label_repair() - try again to bring back the sites a failed
- *	batch left emulated; those of them in [@start, @end) that still cannot
- *	be brought back are forgotten (their object is going away).  Called
- *	before every key change and when an object is unregistered.
+ *	batch left emulated (SK_STUCK_REPAIR: before every key change); and
+ *	mark those in [@start, @end) that still cannot be brought back as
+ *	their object's last (SK_STUCK_ORPHAN: at unregistration), or forget
+ *	those a new object now lies over (SK_STUCK_FRESH: at registration).
  */
 __hidden int arch_jump_label_transform_queue(struct jump_entry *entry,
 					     enum jump_label_type type);
@@ -100,7 +101,9 @@ __hidden int arch_jump_label_decode(const struct jump_entry *entry,
 __hidden void arch_jump_label_describe(const struct jump_entry *entry,
 				       char *buf, size_t len);
 __hidden void arch_jump_label_fork_child(void);
-__hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end);
+enum sk_stuck_how { SK_STUCK_REPAIR, SK_STUCK_ORPHAN, SK_STUCK_FRESH };
+__hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end,
+				     enum sk_stuck_how how);
 
 /*
  * Text poking (kernel/text_poke.c): how bytes reach executable memory.

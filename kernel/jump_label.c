@@ -412,7 +412,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct sk_object *o;
 	int queued = 0, err;
 
-	arch_jump_label_repair(0, 0);	/* sites a failed change left */
+	arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);	/* a failed change's */
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
@@ -1270,6 +1270,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	struct table_scan ts;
 	struct find_segs fs;
 	struct sk_object *o;
+	int i;
 
 	if (d->abi != STATICKEYS_OBJECT_ABI) {
 		sk_warn("object built for ABI %u, library has %u: not registered",
@@ -1302,6 +1303,9 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 		free(o);
 		return;
 	}
+	for (i = 0; i < o->nsegs; i++)	/* fresh code: nothing of ours stuck */
+		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
+				       SK_STUCK_FRESH);
 	scan_table(o->start, o->stop, &ts);
 	if (!ts.sorted)
 		sort_entries(o->start, o->stop);
@@ -1358,9 +1362,10 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 			break;
 		}
 	}
-	/* Its memory may hold other code next: no site of it stays ours. */
+	/* Its stuck sites: brought back if they can be, else orphans. */
 	for (i = 0; i < o->nsegs; i++)
-		arch_jump_label_repair(o->segs[i].start, o->segs[i].end);
+		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
+				       SK_STUCK_ORPHAN);
 	__jump_label_unlock();
 	if (d->param_start != d->param_stop)
 		__sk_params_unregister_object(d->param_start);

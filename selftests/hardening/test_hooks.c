@@ -243,12 +243,14 @@ static int fail_child(void *arg)
 
 #ifdef __x86_64__
 /*
- * Sites stuck in an object that is unregistered (as before dlclose()) are
- * forgotten: its memory may hold other code next.
+ * Sites stuck in an object that is unregistered stay emulated (at exit the
+ * program's own code still runs), and are forgotten when an object is
+ * registered over them: that code is freshly mapped.
  */
 static int forget_child(void *arg)
 {
 	struct statickeys_object self;
+	int before = sites_now(), i;
 
 	(void)arg;
 	if (!freopen("/dev/null", "w", stderr))
@@ -261,7 +263,71 @@ static int forget_child(void *arg)
 		return 1;
 	__sk_object_describe(&self);
 	statickeys_unregister_object(&self);
-	return sk_stuck_sites ? 3 : 0;
+	if (!sk_stuck_sites)
+		return 3;	/* forgotten while its code still runs */
+	for (i = 0; i < 3; i++)
+		if (run_in_thread(run_fail[i]) != ((before >> i) & 1))
+			return 4;
+	statickeys_register_object(&self);
+	return sk_stuck_sites ? 5 : 0;
+}
+
+/*
+ * A stuck site's record may be older than its bytes.  Enabling k_stale:
+ * the first site's INT3 lands, every write to the second fails, and then
+ * so does undoing the first: stuck, the second never written.  The next
+ * change repairs the first while the second's writes still fail, and goes
+ * through (no INT3 left).  A later repair must not write the second's old
+ * instruction back over the jump that change put there.
+ */
+DEFINE_STATIC_KEY_FALSE(k_stale);
+DEFINE_STATIC_KEY_FALSE(k_other);
+SITE(s_stale_a, static_branch_unlikely(&k_stale))
+SITE(s_stale_b, static_branch_unlikely(&k_stale))
+static int (*volatile run_stale[])(void) = { s_stale_a, s_stale_b };
+
+static uintptr_t stale_lo, stale_hi;
+static const uint8_t stale_nop[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static int stale_phase, stale_failed;
+
+static int stale_poke(uintptr_t addr, const void *bytes, size_t len)
+{
+	if (!stale_lo)
+		stale_lo = addr;
+	else if (!stale_hi && addr != stale_lo)
+		stale_hi = addr;
+	if (addr == stale_hi && stale_phase == 1) {
+		stale_failed = 1;
+		return -EIO;
+	}
+	/* Then only a write of its old instruction (a NOP) fails. */
+	if (addr == stale_hi && stale_phase == 2 && len == 5 &&
+	    !memcmp(bytes, stale_nop, 5))
+		return -EIO;
+	if (addr == stale_lo && stale_phase == 1 && stale_failed)
+		return -EIO;	/* undoing the first fails too */
+	return 0;
+}
+
+static int stale_child(void *arg)
+{
+	(void)arg;
+	if (!freopen("/dev/null", "w", stderr))
+		return 2;
+	stale_phase = 1;
+	sk_test_poke_hook = stale_poke;
+	static_branch_enable(&k_stale);
+	if (!sk_stuck_sites || static_key_enabled(&k_stale))
+		return 1;
+	stale_phase = 2;
+	static_branch_enable(&k_stale);
+	if (statickeys_last_error() || run_stale[0]() != 1 || run_stale[1]() != 1)
+		return 3;
+	stale_phase = 3;
+	static_branch_enable(&k_other);
+	if (run_stale[0]() != 1 || run_in_thread(run_stale[1]) != 1)
+		return 4;	/* the old instruction written back */
+	return sk_stuck_sites ? 5 : 0;
 }
 #endif
 
@@ -282,7 +348,8 @@ static void test_half_way(void)
 		       hard_status(st));
 		for (i = 1; i < 4; i++)
 			tap_skip("x86 only", "%s", cases[i].what);
-		tap_skip("x86 only", "emulated sites forgotten at unregistration");
+		tap_skip("x86 only", "emulated sites of an unregistered object");
+		tap_skip("x86 only", "a repair never writes over a later change");
 		return;
 	}
 	for (i = 0; i < 4; i++) {
@@ -294,7 +361,10 @@ static void test_half_way(void)
 	}
 #ifdef __x86_64__
 	st = hard_child(forget_child, NULL, 20);
-	tap_ok(st == 0, "sites left emulated in an object are forgotten when it is unregistered (%s)",
+	tap_ok(st == 0, "an unregistered object's stuck sites stay emulated, forgotten when an object registers over them (%s)",
+	       hard_status(st));
+	st = hard_child(stale_child, NULL, 20);
+	tap_ok(st == 0, "a repair writes only sites that still hold INT3, never over a later change (%s)",
 	       hard_status(st));
 #endif
 }
@@ -401,7 +471,7 @@ static void test_sigtrap_reset(void)
 
 int main(void)
 {
-	const int checks = 1 + STEPS + 5 + 1 + 1;
+	const int checks = 1 + STEPS + 6 + 1 + 1;
 	int i;
 
 	tap_plan(checks);

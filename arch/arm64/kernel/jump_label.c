@@ -100,7 +100,8 @@ void arch_jump_label_fork_child(void)
 }
 
 /* Every store leaves a whole instruction: no site is ever left emulated. */
-void arch_jump_label_repair(uintptr_t start, uintptr_t end)
+void arch_jump_label_repair(uintptr_t start, uintptr_t end,
+			    enum sk_stuck_how how)
 {
 }
 

@@ -27,6 +27,7 @@ struct x86_site {
 	uint8_t insn[JUMP_LABEL_NOP_SIZE];	/* what the site will hold */
 	bool jump;		/* the new instruction is the jump */
 	uint8_t done;		/* steps written: 0..3, see the table below */
+	bool orphan;		/* stuck, and its object unregistered */
 };
 
 /*
@@ -586,36 +587,59 @@ static void withdraw(void)
 }
 
 /*
- * Undo a stuck batch again, through the queue (empty between updates):
- * true when every site is back to its old instruction.  If not, the
- * batch keeps what was done, for the next try.
+ * How far a stuck site is from its old instruction, read from the site:
+ * its record may be older than its bytes (a write that failed may not have
+ * landed; a site put back by one repair may have been changed since).  No
+ * INT3 first: a whole instruction, not ours to touch (0).  INT3 over the
+ * old tail: only the first byte to put back (1).  INT3 over anything else:
+ * the old tail first (2).
  */
-static bool undo_stuck(struct batch *b)
+static uint8_t stuck_progress(const struct x86_site *s)
 {
+	const uint8_t *p = (const uint8_t *)s->addr;
+
+	if (p[0] != INT3)
+		return 0;
+	return memcmp(p + 1, s->old + 1, JUMP_LABEL_NOP_SIZE - 1) ? 2 : 1;
+}
+
+/*
+ * Undo a stuck batch again, through the queue (empty between updates),
+ * writing only the sites that still hold INT3.  Returns how many it put
+ * back, or -1 if some could not be.
+ */
+static long undo_stuck(struct batch *b)
+{
+	size_t i, n = 0;
 	bool ok;
-	size_t i;
 
 	for (nr_queued = 0; nr_queued < b->n; nr_queued++)
 		if (sk_reserve((void **)&queue, &queue_cap, nr_queued,
 			       sizeof(*queue))) {
 			nr_queued = 0;
-			return false;
+			return -1;
 		}
 	memcpy(queue, b->sites, b->n * sizeof(*queue));
+	for (i = 0; i < nr_queued; i++) {
+		queue[i].done = queue[i].orphan ? 0 : stuck_progress(&queue[i]);
+		n += queue[i].done != 0;
+	}
+	if (!n) {
+		nr_queued = 0;
+		return 0;
+	}
 	if (install_trap_handler() ||
 	    sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
 			       JUMP_LABEL_NOP_SIZE)) {
 		nr_queued = 0;
-		return false;
+		return -1;
 	}
 	publish(true);		/* its sites run their old instructions */
 	ok = undo_steps();
 	withdraw();
 	sk_text_poke_end();
-	for (i = 0; !ok && i < b->n; i++)
-		b->sites[i].done = queue[i].done;
 	nr_queued = 0;
-	return ok;
+	return ok ? (long)n : -1;
 }
 
 /* Put @nb (NULL: nothing) where @b was on the stuck list, and free @b. */
@@ -629,17 +653,30 @@ static void replace_stuck(struct batch **pp, struct batch *b, struct batch *nb)
 }
 
 /*
- * Forget the sites of @b in [@start, @end).  Returns the batch now in its
- * place, NULL if none is left (the next one took its place).
+ * Whether a stuck site stays on the list: an orphan stays (its bytes may
+ * be gone: never read) unless a new object now lies over it, whose code
+ * is fresh; any other site while it still holds INT3.
  */
-static struct batch *forget_range(struct batch **pp, struct batch *b,
-				  uintptr_t start, uintptr_t end)
+static bool keep_stuck(const struct x86_site *s, uintptr_t start,
+		       uintptr_t end, bool fresh)
+{
+	if (fresh && s->addr >= start && s->addr < end)
+		return false;
+	return s->orphan || stuck_progress(s);
+}
+
+/*
+ * Keep of @b only the sites keep_stuck() keeps.  Returns the batch now in
+ * its place, NULL if none is left (the next one took its place).
+ */
+static struct batch *prune_stuck(struct batch **pp, struct batch *b,
+				 uintptr_t start, uintptr_t end, bool fresh)
 {
 	struct batch *nb = NULL;
 	size_t i, keep = 0;
 
 	for (i = 0; i < b->n; i++)
-		keep += b->sites[i].addr < start || b->sites[i].addr >= end;
+		keep += keep_stuck(&b->sites[i], start, end, fresh);
 	if (keep == b->n)
 		return b;
 	if (keep) {
@@ -649,30 +686,48 @@ static struct batch *forget_range(struct batch **pp, struct batch *b,
 					      .undo = true, .next = b->next };
 		if (!nb || !nb->sites) {
 			free(nb);
-			sk_warn("out of memory forgetting the emulated sites of an unloaded object");
+			sk_warn("out of memory dropping %zu sites from the emulated ones",
+				b->n - keep);
 			return b;
 		}
 		for (i = 0; i < b->n; i++)
-			if (b->sites[i].addr < start || b->sites[i].addr >= end)
+			if (keep_stuck(&b->sites[i], start, end, fresh))
 				nb->sites[nb->n++] = b->sites[i];
 	}
 	replace_stuck(pp, b, nb);
 	return nb;
 }
 
-void arch_jump_label_repair(uintptr_t start, uintptr_t end)
+/*
+ * Afterwards every site on the stuck list holds INT3 or is an orphan, so
+ * its key refuses changes (arch_jump_label_decode(): -EBUSY) and no later
+ * batch rewrites it behind the list's back; a site that holds a whole
+ * instruction again is dropped, and a thread that trapped on it before
+ * runs it again.
+ *
+ * An unregistered object's stuck sites become orphans: still emulated,
+ * since its code may still run (at exit, the program's own), but never
+ * read or written again.  They are dropped when an object registers over
+ * their addresses: that code is freshly mapped.
+ */
+void arch_jump_label_repair(uintptr_t start, uintptr_t end,
+			    enum sk_stuck_how how)
 {
 	struct batch **pp = &stuck, *b;
+	size_t i;
+	long n;
 
 	while ((b = *pp)) {
-		if (undo_stuck(b)) {
-			sk_warn("%zu sites left emulated by a failed change are back to their old instructions",
-				b->n);
-			replace_stuck(pp, b, NULL);
+		n = how == SK_STUCK_FRESH ? 0 : undo_stuck(b);
+		if (n > 0)
+			sk_warn("%ld sites left half-written by a failed change are back to their old instructions",
+				n);
+		b = prune_stuck(pp, b, start, end, how == SK_STUCK_FRESH);
+		if (!b)
 			continue;
-		}
-		if (start < end && !(b = forget_range(pp, b, start, end)))
-			continue;
+		for (i = 0; how == SK_STUCK_ORPHAN && i < b->n; i++)
+			if (b->sites[i].addr >= start && b->sites[i].addr < end)
+				b->sites[i].orphan = true;
 		pp = &b->next;
 	}
 }
