@@ -126,6 +126,7 @@ int arch_jump_label_transform_queue(struct jump_entry *entry,
 	s->target = jump_entry_target(entry);
 	s->jump = type == JUMP_LABEL_JMP;
 	s->done = 0;
+	s->orphan = false;
 	memcpy(s->old, (const void *)s->addr, sizeof(s->old));
 	make_insn(s->insn, type, s->addr, s->target);
 	return 0;
