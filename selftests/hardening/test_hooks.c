@@ -69,6 +69,38 @@ static int run_in_thread(int (*fn)(void))
 	return (int)(intptr_t)ret;
 }
 
+/* Two threads call @fn over and over until spin_end(). */
+static int (*spin_fn)(void);
+static int spin_stop;
+static pthread_t spin_threads[2];
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
+		spin_fn();
+	return NULL;
+}
+
+static void spin_begin(int (*fn)(void))
+{
+	int i;
+
+	spin_fn = fn;
+	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_create(&spin_threads[i], NULL, spinner, NULL);
+}
+
+static void spin_end(void)
+{
+	int i;
+
+	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_join(spin_threads[i], NULL);
+}
+
 /* ---- serializing steps per update ---- */
 
 static void test_steps(void)
@@ -164,16 +196,6 @@ static int sites_now(void)
 	return run_fail[0]() | run_fail[1]() << 1 | run_fail[2]() << 2;
 }
 
-static int fail_spin_stop;
-
-static void *fail_spinner(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&fail_spin_stop, __ATOMIC_RELAXED))
-		sites_now();
-	return NULL;
-}
-
 /*
  * Fail write number @nth of the next enabling; with @all, every write
  * after it fails too, so that the batch cannot be undone either.
@@ -182,7 +204,6 @@ static int fail_child(void *arg)
 {
 	int nth = (int)(intptr_t)arg & 0xff, all = (int)(intptr_t)arg >> 8;
 	int bad = 0, before = sites_now(), i;
-	pthread_t spin[2];
 
 	if (!freopen("/dev/null", "w", stderr))
 		return 2;
@@ -211,10 +232,7 @@ static int fail_child(void *arg)
 	}
 #endif
 	sk_test_poke_hook = NULL;
-	/* Threads run the sites while they are repaired and changed. */
-	__atomic_store_n(&fail_spin_stop, 0, __ATOMIC_RELAXED);
-	for (i = 0; i < 2; i++)
-		pthread_create(&spin[i], NULL, fail_spinner, NULL);
+	spin_begin(sites_now);	/* while they are repaired and changed */
 	static_branch_enable(&k_fail);
 	/* Undone, or repaired now that writes work: the key changes again. */
 	if (statickeys_last_error() || sites_now() != (before ^ 7))
@@ -223,9 +241,7 @@ static int fail_child(void *arg)
 		static_branch_disable(&k_fail);
 		static_branch_enable(&k_fail);
 	}
-	__atomic_store_n(&fail_spin_stop, 1, __ATOMIC_RELAXED);
-	for (i = 0; i < 2; i++)
-		pthread_join(spin[i], NULL);
+	spin_end();
 	if (statickeys_last_error() || sites_now() != (before ^ 7))
 		bad |= 1 << 7;
 #ifdef __x86_64__
@@ -371,30 +387,18 @@ static void test_half_way(void)
 
 /* ---- fork() while other threads are in the trap handler ---- */
 
-static int spin_stop;
 static int in_child;
-
-static void *spinner(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
-		run_fork();
-	return NULL;
-}
 
 static int fork_failures, forks_run;
 
 static void fork_hook(int step)
 {
-	pthread_t t[2];
 	int i, st;
 	pid_t pid;
 
 	if (step != 1 || in_child)
 		return;
-	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
-	for (i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, spinner, NULL);
+	spin_begin(run_fork);
 	for (i = 0; i < 100; i++) {
 		fflush(NULL);
 		pid = fork();
@@ -408,9 +412,7 @@ static void fork_hook(int step)
 			fork_failures++;
 		forks_run++;
 	}
-	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
-	for (i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+	spin_end();
 }
 
 static void test_fork_in_handler(void)

@@ -531,25 +531,36 @@ static bool undo_steps(void)
 	return ok;
 }
 
+/* A stuck batch with room for @n sites (none in it yet), before @next. */
+static struct batch *new_stuck_batch(size_t n, struct batch *next)
+{
+	struct batch *b = malloc(sizeof(*b));
+
+	if (b)
+		*b = (struct batch){ .sites = malloc(n * sizeof(*b->sites)),
+				     .undo = true, .next = next };
+	if (b && !b->sites) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
 /*
- * Keep a batch that could not be brought back published for good, on a
- * copy of its own: its sites may hold INT3 for the rest of the process.
+ * Keep a batch that could not be brought back published, on a copy of its
+ * own, until arch_jump_label_repair() brings its sites back.
  */
 static void keep_emulating(void)
 {
-	struct batch *b = malloc(sizeof(*b));
-	struct x86_site *v = malloc(nr_queued * sizeof(*v));
+	struct batch *b = new_stuck_batch(nr_queued, stuck);
 
-	if (!b || !v) {
+	if (!b) {
 		sk_warn("out of memory keeping %zu half-written sites emulated: the process may die on one",
 			nr_queued);
-		free(b);
-		free(v);
 		return;
 	}
-	memcpy(v, queue, nr_queued * sizeof(*v));
-	*b = (struct batch){ .sites = v, .n = nr_queued, .undo = true,
-			     .next = stuck };
+	memcpy(b->sites, queue, nr_queued * sizeof(*b->sites));
+	b->n = nr_queued;
 	__atomic_store_n(&stuck, b, __ATOMIC_RELEASE);
 	sk_stuck_sites += nr_queued;
 }
@@ -681,12 +692,8 @@ static struct batch *prune_stuck(struct batch **pp, struct batch *b,
 	if (keep == b->n)
 		return b;
 	if (keep) {
-		nb = malloc(sizeof(*nb));
-		if (nb)
-			*nb = (struct batch){ .sites = malloc(keep * sizeof(*b->sites)),
-					      .undo = true, .next = b->next };
-		if (!nb || !nb->sites) {
-			free(nb);
+		nb = new_stuck_batch(keep, b->next);
+		if (!nb) {
 			sk_warn("out of memory dropping %zu sites from the emulated ones",
 				b->n - keep);
 			return b;
