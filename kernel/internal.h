@@ -110,7 +110,8 @@ __hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end,
  * sk_text_poke_begin() prepares every page a batch touches (nothing is
  * written if it fails); the batch is @n records @stride bytes apart, each
  * starting with the uintptr_t address of a site of @len bytes; sk_text_poke() writes, sk_text_poke_end() restores
- * every mapping exactly as it was.  sk_sync_core() makes every thread of the
+ * every mapping exactly as it was.  sk_text_poke() writes nothing where the
+ * bytes are there already, and reads every write back.  sk_sync_core() makes every thread of the
  * process execute a core-serializing instruction before it returns: 0, or
  * -EACCES when no way to do so works here (nothing is counted then).
  */
@@ -121,6 +122,19 @@ __hidden void sk_text_poke_end(void);
 __hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
 __hidden void sk_text_poke_fork_child(void);
+/*
+ * When a batch fails: sk_text_poke_status() is the error the batch reports
+ * for the error a write or a step returned (-ENOMEM, -EMFILE and -ENFILE as
+ * themselves, a refused write or step -EACCES, anything else -EIO);
+ * sk_text_poke_why() says what failed first, for the message;
+ * sk_text_poke_landed() counts the writes of the batch that landed (none:
+ * nothing was changed).  While sk_text_poke_probing(), the batch is the
+ * write-method probe's, whose failures the prober reports.
+ */
+__hidden int sk_text_poke_status(int err);
+__hidden const char *sk_text_poke_why(void);
+__hidden size_t sk_text_poke_landed(void);
+__hidden bool sk_text_poke_probing(void);
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or

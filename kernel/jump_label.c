@@ -302,7 +302,7 @@ static int public_error(int err)
 {
 	switch (err) {
 	case 0: case EPERM: case EILSEQ: case ERANGE: case EACCES:
-	case ENOMEM: case EIO:
+	case ENOMEM: case EMFILE: case ENFILE: case EIO:
 		return err;
 	}
 	SK_WARN_ONCE(1, "internal error %d (%s) reported as EIO", err,
@@ -390,6 +390,9 @@ static void report_site(const struct jump_entry *e, int err)
 	arch_jump_label_describe(e, bytes, sizeof(bytes));
 	if (jump_entry_is_dead(e))
 		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+			    (void *)jump_entry_code(e));
+	else if (err == -ENOMEM)
+		sk_warn_key(jump_entry_key(e), "no memory to queue site %p of key " SK_KEYNAME ": nothing written, key unchanged",
 			    (void *)jump_entry_code(e));
 	else if (err == -EBUSY)
 		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " holds a breakpoint over its instruction (%s): nothing written, key unchanged; retried at the next change",

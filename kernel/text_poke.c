@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,6 +36,33 @@
  *   mprotect  the segments of the batch are made writable (and stay
  *             executable) for the duration of one update, then restored
  *             to the protection of their ELF segment.
+ *
+ * The choice is never a verdict for the life of the process: a process
+ * changes under the library (a daemon drops root and /proc/self/mem becomes
+ * root's; a seccomp filter arrives; descriptors or memory run out for a
+ * moment).  Only what the environment says for good is kept, per method
+ * (@verdicts): its probe site was written and executed the new instruction
+ * (V_EXECUTES), or was written and did not (V_NO_EFFECT: an emulator running
+ * its old translation; never tried again).  Everything else is found out
+ * again at the time:
+ *
+ *   failure                        where         then
+ *   ENOMEM, EMFILE, ENFILE         anywhere      this change fails with
+ *                                                that error; nothing is
+ *                                                remembered
+ *   refused (EACCES, EPERM, ...)   preparing     the next method that is
+ *                                  a batch       allowed is used for this
+ *                                                change (probed first if it
+ *                                                never was), and after it
+ *   refused                        writing       the batch is undone, the
+ *                                                change refused (EACCES),
+ *                                                and the next change
+ *                                                chooses again
+ *   every method refused                         the change is refused
+ *                                                (EACCES), the next one
+ *                                                chooses again
+ *
+ * STATICKEYS_TEXT_POKE limits the methods allowed to one.
  */
 enum poke_method { POKE_UNSET, POKE_PROCMEM, POKE_MPROTECT, POKE_NONE };
 
@@ -42,13 +71,49 @@ static const char *const method_names[] = {
 	[POKE_MPROTECT] = "mprotect", [POKE_NONE] = "none",
 };
 
+enum verdict { V_UNKNOWN, V_EXECUTES, V_NO_EFFECT };
+
 static enum poke_method method = POKE_UNSET;
+static enum verdict verdicts[POKE_NONE];
 static bool probing;
+static bool write_refused;	/* in this batch: choose again after it */
 
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
 
 /*
- * The /proc/self/mem descriptor, open only for the duration of one batch:
+ * What went wrong, for the messages: the first failure of a batch (later
+ * ones are usually its consequences), or of the last preparation.
+ */
+static char why[256];
+static bool batch_failed;
+static size_t nr_landed;	/* writes of this batch that landed */
+
+static int failed(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int failed(int err, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	if (batch_failed)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	n = strlen(why);
+	snprintf(why + n, sizeof(why) - n, ": %s", strerror(-err));
+	return err;
+}
+
+/* Errors that say nothing about the method: report them, keep nothing. */
+static bool transient(int err)
+{
+	return err == -ENOMEM || err == -EMFILE || err == -ENFILE;
+}
+
+/*
+ * The descriptor for /proc/self/mem, open only for the duration of one batch:
  * between updates the library holds no descriptor a program could close,
  * reuse or mistake for its own (closefrom() in a daemon, its own
  * /proc/self/mem, a child after fork()).  Within a batch it is known by its
@@ -154,80 +219,22 @@ static int open_mem_once(void)
 	return 0;
 }
 
-/* A descriptor closed under us between open() and fstat() is retried. */
+/*
+ * A descriptor closed under us between open() and fstat() is retried.  A
+ * process that changed its credentials is not dumpable, and its
+ * /proc/self/mem belongs to root: say so, and what gives it back.
+ */
 static int open_mem(void)
 {
 	int err = 0, i;
 
 	for (i = 0; i < POKE_TRIES && (err = open_mem_once()) == -EBADF; i++)
 		;
-	return err;
-}
-
-/* Flip the probe site with the candidate method and execute it. */
-static bool probe_works(void)
-{
-	int n = sk_jump_label_update(&sk_probe_key.key, 1);
-	bool flipped = n > 0 && probe_fn();
-
-	if (n == 0)		/* the probe site is not registered: trust it */
-		return true;
-	n = sk_jump_label_update(&sk_probe_key.key, 0);
-	return flipped && n > 0 && !probe_fn();
-}
-
-static enum poke_method forced_method(void)
-{
-	/* As for the command line: a set-user-ID caller chooses nothing. */
-	const char *env = secure_getenv("STATICKEYS_TEXT_POKE");
-
-	if (!env || !*env)
-		return POKE_UNSET;
-	if (!strcmp(env, "procmem"))
-		return POKE_PROCMEM;
-	if (!strcmp(env, "mprotect"))
-		return POKE_MPROTECT;
-	sk_warn("STATICKEYS_TEXT_POKE=%s: unknown method (procmem, mprotect): choosing automatically",
-		env);
-	return POKE_UNSET;
-}
-
-static void select_method(void)
-{
-	enum poke_method forced = forced_method();
-	enum poke_method m;
-
-	probing = true;
-	for (m = POKE_PROCMEM; m <= POKE_MPROTECT; m++) {
-		if (forced != POKE_UNSET && m != forced)
-			continue;
-		method = m;
-		if (probe_works())
-			break;
-	}
-	probing = false;
-	if (m > POKE_MPROTECT) {
-		method = POKE_NONE;
-		sk_warn("no method can write code in this process (tried %s): every key change will be refused",
-			forced != POKE_UNSET ? method_names[forced]
-					     : "procmem, mprotect");
-	}
-}
-
-/**
- * sk_text_poke_ready() - choose the write method on first use.  Called with
- * the jump-label lock held, before anything is queued.
- */
-int sk_text_poke_ready(void)
-{
-	if (method == POKE_UNSET && !probing)
-		select_method();
-	return method == POKE_NONE ? -EACCES : 0;
-}
-
-const char *sk_text_poke_method(void)
-{
-	return method_names[method];
+	if (err == -EACCES && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0)
+		return failed(err, "opening /proc/self/mem, which is root's: the process changed credentials and is not dumpable (prctl(PR_SET_DUMPABLE, 1) gives the file back)");
+	if (err)
+		return failed(err, "opening /proc/self/mem");
+	return 0;
 }
 
 /* The address a queue record starts with. */
@@ -266,7 +273,8 @@ static int open_segment(uintptr_t addr, size_t cap, long ps,
 		return 0;
 	prot = sk_text_segment(addr, &start, &end);
 	if (prot < 0)
-		return -EFAULT;
+		return failed(-EFAULT, "site %p lies in no executable segment",
+			      (void *)addr);
 	start &= ~(uintptr_t)(ps - 1);
 	end = (end + ps - 1) & ~(uintptr_t)(ps - 1);
 	for (i = 0; i < nr_open; i++)
@@ -275,9 +283,10 @@ static int open_segment(uintptr_t addr, size_t cap, long ps,
 			return 0;
 		}
 	if (nr_open == cap)
-		return -ENOMEM;
+		return failed(-ENOMEM, "more segments than the list holds");
 	if (mprotect((void *)start, end - start, prot | PROT_WRITE))
-		return -errno;
+		return failed(-errno, "making the code at %p-%p writable with mprotect()",
+			      (void *)start, (void *)end);
 	open_segs[nr_open] = (struct open_seg){ start, end, prot };
 	*last = &open_segs[nr_open++];
 	return 0;
@@ -294,7 +303,7 @@ static int open_segments_for(const void *sites, size_t n, size_t stride,
 	struct open_seg *v = realloc(open_segs, cap * sizeof(*open_segs));
 
 	if (!v)
-		return -ENOMEM;
+		return failed(-ENOMEM, "no memory for the list of segments to open");
 	open_segs = v;
 	for (i = 0; i < n && !err; i++) {
 		uintptr_t addr = rec_addr((const char *)sites + i * stride);
@@ -308,31 +317,290 @@ static int open_segments_for(const void *sites, size_t n, size_t stride,
 	return err;
 }
 
-/*
- * Prepare to write a batch.  A method that worked when it was chosen can stop
- * working (a seccomp filter, a no-W^X policy, a non-dumpable process): say
- * why, and refuse the change with EACCES, as when no method worked at all.
- */
-int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
+/* Get @m ready to write @n sites; nothing is changed if it fails. */
+static int prepare(enum poke_method m, const void *sites, size_t n,
+		   size_t stride, size_t len)
 {
 	int err;
 
-	switch (method) {
+	switch (m) {
 	case POKE_PROCMEM:
 		err = open_mem();
 		mem_checked = sync_gen;
-		break;
+		return err;
 	case POKE_MPROTECT:
-		err = open_segments_for(sites, n, stride, len);
-		break;
+		return open_segments_for(sites, n, stride, len);
 	default:
+		return failed(-EACCES, "no write method");
+	}
+}
+
+static void finish(enum poke_method m)
+{
+	if (m == POKE_MPROTECT)
+		restore_segments();
+	else if (m == POKE_PROCMEM)
+		close_mem();
+}
+
+/* ---- probing: does a method's write take effect? ---- */
+
+/*
+ * The probe site and its two instructions, as the arch patcher wrote them
+ * the first time a probe flipped it: enough to probe again by writing it
+ * directly, while a batch holds the arch queue.  Only the prober ever runs
+ * the probe site, with the jump-label lock held, so a direct write of the
+ * whole instruction races with nobody.
+ */
+static uintptr_t probe_addr;
+static uint8_t probe_off[JUMP_LABEL_SITE_SIZE], probe_on[JUMP_LABEL_SITE_SIZE];
+static bool probe_known;
+
+/* The library's own site of the probe key, from its own table. */
+static uintptr_t find_probe_site(void)
+{
+	const struct jump_entry *e =
+		(const struct jump_entry *)(void *)__start___jump_table;
+	const struct jump_entry *stop =
+		(const struct jump_entry *)(void *)__stop___jump_table;
+
+	for (; e && e < stop; e++)
+		if (jump_entry_key(e) == &sk_probe_key.key)
+			return jump_entry_code(e);
+	return 0;
+}
+
+/*
+ * Flip the probe site with the candidate method through the whole update
+ * path and execute it: 0 if it flipped both ways, -ENOEXEC if the writes
+ * went through and the code did not change, or why the update failed.
+ */
+static int probe_by_update(void)
+{
+	uintptr_t a = probe_addr ? probe_addr : find_probe_site();
+	uint8_t off[JUMP_LABEL_SITE_SIZE];
+	int n, flipped;
+
+	if (a)
+		memcpy(off, (const void *)a, sizeof(off));
+	n = sk_jump_label_update(&sk_probe_key.key, 1);
+	if (n == 0)		/* the probe site is not registered: trust it */
+		return 0;
+	if (n < 0)
+		return n;
+	flipped = probe_fn();
+	if (a && !probe_known) {
+		memcpy(probe_off, off, sizeof(off));
+		memcpy(probe_on, (const void *)a, sizeof(probe_on));
+		probe_addr = a;
+		probe_known = memcmp(probe_on, probe_off, sizeof(off)) != 0;
+	}
+	n = sk_jump_label_update(&sk_probe_key.key, 0);
+	if (n < 0)
+		return n;
+	return flipped && !probe_fn() ? 0 : -ENOEXEC;
+}
+
+static int write_probe(const uint8_t *bytes)
+{
+	int err = sk_text_poke(probe_addr, bytes, sizeof(probe_on));
+
+	__builtin___clear_cache((char *)probe_addr,
+				(char *)probe_addr + sizeof(probe_on));
+	return err;
+}
+
+/*
+ * The same, while a batch holds the arch queue: write the probe site's
+ * instructions directly with @m, and execute it.
+ */
+static int probe_direct(enum poke_method m)
+{
+	uintptr_t a = probe_addr;
+	int err, flipped;
+
+	if (!probe_known)
+		return failed(-EACCES, "%s was never probed", method_names[m]);
+	method = m;
+	err = prepare(m, &a, 1, sizeof(a), sizeof(probe_on));
+	if (err)
+		return err;
+	err = write_probe(probe_on);
+	flipped = !err && probe_fn();
+	if (!err)
+		err = write_probe(probe_off);
+	finish(m);
+	if (err)
+		return err;
+	return flipped && !probe_fn() ? 0 : -ENOEXEC;
+}
+
+/* Record what a probe of @m said; 0 when @m works. */
+static int probed(enum poke_method m, int err)
+{
+	if (!err)
+		verdicts[m] = V_EXECUTES;
+	else if (err == -ENOEXEC)
+		verdicts[m] = V_NO_EFFECT;
+	return err;
+}
+
+static enum poke_method forced_method(void)
+{
+	/* As for the command line: a set-user-ID caller chooses nothing. */
+	const char *env = secure_getenv("STATICKEYS_TEXT_POKE");
+
+	if (!env || !*env)
+		return POKE_UNSET;
+	if (!strcmp(env, "procmem"))
+		return POKE_PROCMEM;
+	if (!strcmp(env, "mprotect"))
+		return POKE_MPROTECT;
+	sk_warn("STATICKEYS_TEXT_POKE=%s: unknown method (procmem, mprotect): choosing automatically",
+		env);
+	return POKE_UNSET;
+}
+
+/* Whether @m may be tried: allowed, and not known to have no effect here. */
+static bool candidate(enum poke_method m, enum poke_method forced)
+{
+	return (forced == POKE_UNSET || m == forced) &&
+	       verdicts[m] != V_NO_EFFECT;
+}
+
+/* Append "method: reason" for a message listing the methods tried. */
+static void note(char *buf, size_t len, enum poke_method m, int err)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s: %s", n ? "; " : "", method_names[m],
+		 err == -ENOEXEC ? "written, but the code did not change (an emulator running its old translation?)" :
+		 why[0] ? why : strerror(-err));
+}
+
+/*
+ * Choose a method with nothing queued: probe each candidate through the
+ * update path.  A transient failure stops the choice (it is the change's
+ * error, and the next change chooses again); a method refused here is
+ * tried again at the next choice.
+ */
+static int select_method(void)
+{
+	enum poke_method forced = forced_method(), m;
+	char tried[2 * sizeof(why) + 64] = "";
+	int err = -EACCES;
+
+	probing = true;
+	for (m = POKE_PROCMEM; m <= POKE_MPROTECT; m++) {
+		if (!candidate(m, forced))
+			continue;
+		method = m;
+		why[0] = '\0';
+		err = probed(m, probe_by_update());
+		if (!err || transient(err))
+			break;
+		note(tried, sizeof(tried), m, err);
+	}
+	probing = false;
+	if (!err)
+		return 0;
+	if (transient(err)) {
+		method = POKE_UNSET;
+		sk_warn("choosing how to write code: %s: change refused, tried again at the next change",
+			why[0] ? why : strerror(-err));
+		return err;
+	}
+	method = POKE_NONE;
+	sk_warn("no method can write code in this process (%s): change refused, tried again at the next change",
+		tried[0] ? tried : "none allowed");
+	return -EACCES;
+}
+
+/**
+ * sk_text_poke_ready() - choose the write method if none is chosen.  Called
+ * with the jump-label lock held, before anything is queued.
+ */
+int sk_text_poke_ready(void)
+{
+	if (probing || (method != POKE_UNSET && method != POKE_NONE))
+		return 0;
+	return select_method();
+}
+
+const char *sk_text_poke_method(void)
+{
+	return method_names[method];
+}
+
+bool sk_text_poke_probing(void)
+{
+	return probing;
+}
+
+const char *sk_text_poke_why(void)
+{
+	return why[0] ? why : "unknown";
+}
+
+size_t sk_text_poke_landed(void)
+{
+	return nr_landed;
+}
+
+/*
+ * Prepare to write a batch with the chosen method or, if it is refused
+ * now, with the next candidate that works (probed directly first if it
+ * never was).  A transient failure is returned as itself; if every
+ * candidate is refused, -EACCES, and the next change chooses again.
+ */
+int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
+{
+	enum poke_method first = method, order[3], m;
+	char tried[2 * sizeof(why) + 64] = "";
+	int err, i, k = 0;
+
+	batch_failed = write_refused = false;
+	nr_landed = 0;
+	why[0] = '\0';
+	if (probing)
+		return prepare(method, sites, n, stride, len);
+	if (first == POKE_PROCMEM || first == POKE_MPROTECT)
+		order[k++] = first;
+	for (m = POKE_PROCMEM; m <= POKE_MPROTECT; m++)
+		if (m != first)
+			order[k++] = m;
+	for (i = 0; i < k; i++) {
+		m = order[i];
+		if (m != first && !candidate(m, forced_method()))
+			continue;
+		why[0] = '\0';
+		err = verdicts[m] == V_EXECUTES ? 0 : probed(m, probe_direct(m));
+		method = m;
+		if (!err)
+			err = prepare(m, sites, n, stride, len);
+		if (!err)
+			break;
+		if (transient(err)) {
+			method = first;
+			sk_warn("cannot write code now: %s: change refused, tried again at the next change",
+				why[0] ? why : strerror(-err));
+			return err;
+		}
+		note(tried, sizeof(tried), m, err);
+	}
+	if (i == k) {
+		method = POKE_NONE;
+		sk_warn("no method can write code in this process (%s): change refused, tried again at the next change",
+			tried[0] ? tried : "none allowed");
 		return -EACCES;
 	}
-	if (!err || err == -ENOMEM)
-		return err;
-	sk_warn("cannot write code through %s (%s): change refused",
-		method_names[method], strerror(-err));
-	return -EACCES;
+	if (m != first && first != POKE_UNSET && first != POKE_NONE)
+		sk_warn("cannot write code through %s any more (%s): writing through %s from now on",
+			method_names[first], tried, method_names[m]);
+	batch_failed = write_refused = false;	/* a probe's are not the batch's */
+	nr_landed = 0;
+	why[0] = '\0';
+	return 0;
 }
 
 /* Write through /proc/self/mem, having made sure the descriptor is ours. */
@@ -350,14 +618,21 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 	w = pwrite(mem_fd, bytes, len, (off_t)addr);
 	if (w == (ssize_t)len)
 		return 0;
-	return w < 0 ? -errno : -EIO;	/* sk_text_poke() rechecks the descriptor */
+	/* sk_text_poke() rechecks the descriptor */
+	if (w < 0)
+		return failed(-errno, "pwrite() to /proc/self/mem at %p",
+			      (void *)addr);
+	return failed(-EIO, "pwrite() to /proc/self/mem at %p wrote %zd of %zu bytes",
+		      (void *)addr, w, len);
 }
 
 /*
  * A write that reported success may not have landed: a program thread that
  * closes descriptors can slip another file under the number between the
  * check and the write.  So every write is read back; one that did not land
- * is redone once through a descriptor opened and checked afresh.
+ * is redone once through a descriptor opened and checked afresh.  Bytes
+ * that are there already are not written again: undoing a write that never
+ * landed writes nothing (and cannot fail where writing is refused).
  */
 static int poke_once(uintptr_t addr, const void *bytes, size_t len);
 
@@ -365,14 +640,27 @@ int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
 {
 	int err = 0, i;
 
+	if (!memcmp((const void *)addr, bytes, len))
+		return 0;
 	for (i = 0; i < POKE_TRIES; i++) {
 		err = poke_once(addr, bytes, len);
-		if (!err && !memcmp((const void *)addr, bytes, len))
+		if (!err && !memcmp((const void *)addr, bytes, len)) {
+			nr_landed++;
 			return 0;
+		}
 		if (!err)
-			err = -EIO;
+			err = failed(-EIO, "the %zu bytes written at %p did not land (read back: they differ)",
+				     len, (void *)addr);
 		mem_checked = -1UL;	/* a fresh, checked descriptor */
 	}
+	if ((err == -EACCES || err == -EPERM) && !write_refused) {
+		size_t n = strlen(why);
+
+		write_refused = true;
+		snprintf(why + n, sizeof(why) - n,
+			 " (the write method is chosen again at the next change)");
+	}
+	batch_failed = true;
 	return err;
 }
 
@@ -384,7 +672,8 @@ static int poke_once(uintptr_t addr, const void *bytes, size_t len)
 		int err = sk_test_poke_hook(addr, bytes, len);
 
 		if (err)
-			return err;
+			return failed(err, "the test hook failed the write at %p",
+				      (void *)addr);
 	}
 	if (method == POKE_PROCMEM)
 		return poke_procmem(addr, bytes, len);
@@ -401,12 +690,23 @@ static int poke_once(uintptr_t addr, const void *bytes, size_t len)
 	return 0;
 }
 
+/*
+ * The error a failed batch reports: a transient one as itself, a refused
+ * write as EACCES (the next change chooses the method again), others EIO.
+ */
+int sk_text_poke_status(int err)
+{
+	if (transient(err) || err == -EACCES)
+		return err;
+	return write_refused || err == -EPERM ? -EACCES : -EIO;
+}
+
 void sk_text_poke_end(void)
 {
-	if (method == POKE_MPROTECT)
-		restore_segments();
-	else if (method == POKE_PROCMEM)
-		close_mem();
+	finish(method);
+	if (write_refused && !probing)
+		method = POKE_UNSET;
+	write_refused = false;
 }
 
 /* ---- the order of a batch ---- */
@@ -543,10 +843,8 @@ int sk_sync_core(void)
 		err = sync_by_tlb_shootdown();
 		break;
 	}
-	if (err) {
-		sk_warn("cannot serialize the threads of this process (membarrier and mprotect refused): change refused");
-		return err;
-	}
+	if (err)
+		return failed(err, "cannot serialize the threads of this process (membarrier and mprotect refused)");
 	sync_gen++;
 	sk_count_sync();
 	return 0;

@@ -143,7 +143,8 @@ static size_t store_sites(size_t n, bool undo, int *err)
  */
 int arch_jump_label_transform_apply(void)
 {
-	size_t done, undone;
+	size_t done, undone, landed;
+	char cause[256];
 	int err, err2;
 
 	if (!nr_queued)
@@ -160,14 +161,17 @@ int arch_jump_label_transform_apply(void)
 	if (!err && sk_test_step_hook)
 		sk_test_step_hook(1);
 	if (err) {
+		snprintf(cause, sizeof(cause), "%s", sk_text_poke_why());
+		landed = sk_text_poke_landed();
+		err = sk_text_poke_status(err);
 		undone = store_sites(done, true, &err2);
 		sk_sync_core();
-		sk_warn("writing %zu sites failed (%s): %s", nr_queued,
-			strerror(-err), undone == done ?
-			"every site is back to its old instruction, key unchanged" :
-			"some sites keep the new instruction, key unchanged");
-		if (err != -EACCES && err != -ENOMEM)
-			err = -EIO;
+		if (!sk_text_poke_probing())
+			sk_warn("writing %zu sites failed (%s): %s", nr_queued,
+				cause, undone != done ?
+				"some sites keep the new instruction, key unchanged" :
+				landed ? "every site is back to its old instruction, key unchanged" :
+				"nothing was written, key unchanged");
 	}
 	sk_text_poke_end();
 	if (!err)

@@ -740,6 +740,30 @@ void arch_jump_label_repair(uintptr_t start, uintptr_t end,
 	}
 }
 
+/*
+ * Undo a batch that failed with @err and say what happened: whether
+ * anything had been written at all, and what could not be brought back
+ * (those sites stay emulated).  Returns the error the batch reports.
+ */
+static int fail_batch(int err)
+{
+	char cause[256];
+	size_t landed = sk_text_poke_landed();
+	bool undone;
+
+	snprintf(cause, sizeof(cause), "%s", sk_text_poke_why());
+	err = sk_text_poke_status(err);
+	undone = undo_steps();
+	if (!sk_text_poke_probing())
+		sk_warn("writing %zu sites failed (%s): %s", nr_queued, cause,
+			!undone ? "some sites could not be restored: they stay emulated (they run their old instruction) until a later change brings them back, key unchanged" :
+			landed ? "every site is back to its old instruction, key unchanged" :
+			"nothing was written, key unchanged");
+	if (!undone)
+		keep_emulating();
+	return err;
+}
+
 int arch_jump_label_transform_apply(void)
 {
 	int err;
@@ -759,18 +783,8 @@ int arch_jump_label_transform_apply(void)
 
 	publish(false);
 	err = run_steps();
-	if (err) {
-		bool undone = undo_steps();
-
-		sk_warn("writing %zu sites failed (%s): %s", nr_queued,
-			strerror(-err), undone ?
-			"every site is back to its old instruction, key unchanged" :
-			"some sites could not be restored: they are emulated from now on, key unchanged");
-		if (!undone)
-			keep_emulating();
-		if (err != -EACCES && err != -ENOMEM)
-			err = -EIO;
-	}
+	if (err)
+		err = fail_batch(err);
 
 	withdraw();
 	sk_text_poke_end();
