@@ -93,9 +93,20 @@ static void method(int i)
 
 /* ---- interposed: the allocator, and pwrite() ---- */
 
+/* A sanitizer owns malloc(): replacing it there would mix allocators. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED	1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#  define SANITIZED	1
+# endif
+#endif
+
+static volatile int fail_allocs;	/* while set, allocations fail */
+
+#ifndef SANITIZED
 extern void *__libc_malloc(size_t n);
 extern void *__libc_realloc(void *p, size_t n);
-static volatile int fail_allocs;	/* while set, allocations fail */
 
 void *malloc(size_t n)
 {
@@ -114,6 +125,7 @@ void *realloc(void *p, size_t n)
 	}
 	return __libc_realloc(p, n);
 }
+#endif
 
 /* pwrite number drop_nth (from 1) reports success and writes nothing. */
 static volatile int drop_nth, nr_pwrites;
@@ -243,6 +255,7 @@ static void recover(void)
 	method(0);
 }
 
+#ifndef SANITIZED
 static int nomem_child(void *arg)
 {
 	(void)arg;
@@ -256,6 +269,7 @@ static int nomem_child(void *arg)
 	recover();
 	return 0;
 }
+#endif
 
 static int nofile_child(void *arg)
 {
@@ -282,6 +296,10 @@ static void test_transient(void)
 {
 	int st;
 
+#ifdef SANITIZED
+	tap_skip("a sanitizer owns malloc()", "no memory during the first change");
+	tap_skip("a sanitizer owns malloc()", "memory back: the next changes work");
+#else
 	run(nomem_child, NULL, &st);
 	tap_ok(st == 0 && res->err[0] == ENOMEM && res->site[0] == 0 &&
 	       !strstr(res->msg, "expected instruction") &&
@@ -293,6 +311,7 @@ static void test_transient(void)
 	       "memory back: the next changes work (%d/%d, site %d/%d) and choose %s again (%s)",
 	       res->err[1], res->err[2], res->site[1], res->site[2],
 	       res->method[0], baseline);
+#endif
 	run(nofile_child, NULL, &st);
 	tap_ok(st == 0 && res->err[0] == EMFILE && res->site[0] == 0 &&
 	       !res->err[1] && res->site[1] == 1 && !res->err[2] &&
