@@ -408,10 +408,13 @@ static void swap_hook(int step)
 
 static int swap_child(void *arg)
 {
-	char path[] = "/tmp/statickeys-swap-XXXXXX";
+	char path[64];
 	struct stat st;
 
 	(void)arg;
+	/* tmpfs takes a write at any offset, such as a code address */
+	snprintf(path, sizeof(path), "%s/statickeys-swap-XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
 	change(0, true);
 	change(0, false);
 	method(0);
