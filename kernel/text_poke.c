@@ -547,6 +547,13 @@ size_t sk_text_poke_landed(void)
 	return nr_landed;
 }
 
+static void batch_reset(void)
+{
+	batch_failed = write_refused = false;
+	nr_landed = 0;
+	why[0] = '\0';
+}
+
 /*
  * Prepare to write a batch with the chosen method or, if it is refused
  * now, with the next candidate that works (probed directly first if it
@@ -559,9 +566,7 @@ int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 	char tried[2 * sizeof(why) + 64] = "";
 	int err, i, k = 0;
 
-	batch_failed = write_refused = false;
-	nr_landed = 0;
-	why[0] = '\0';
+	batch_reset();
 	if (probing)
 		return prepare(method, sites, n, stride, len);
 	if (first == POKE_PROCMEM || first == POKE_MPROTECT)
@@ -597,9 +602,7 @@ int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 	if (m != first && first != POKE_UNSET && first != POKE_NONE)
 		sk_warn("cannot write code through %s any more (%s): writing through %s from now on",
 			method_names[first], tried, method_names[m]);
-	batch_failed = write_refused = false;	/* a probe's are not the batch's */
-	nr_landed = 0;
-	why[0] = '\0';
+	batch_reset();		/* a direct probe's writes are not the batch's */
 	return 0;
 }
 
