@@ -290,8 +290,9 @@ uninstall:
 # library; selftests/<dir>/Makefile.inc may add objects and rules.
 test-src	:= $(wildcard $(srctree)/selftests/*/test_*.c)
 test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
-# Coccinelle does not depend on the configuration: make check runs it once.
-test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/%,\
+# Coccinelle and the source tree's own checks do not depend on the
+# configuration: make check runs them once.
+test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/% $(srctree)/selftests/tree/%,\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
 LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
