@@ -168,6 +168,14 @@ __hidden int sk_sort_queue(void **queue, size_t n, size_t size);
 /* jump_label_unlock() without its cancellation point, for multi-step paths. */
 __hidden void __jump_label_unlock(void);
 
+/*
+ * sk_static_key_dec_not_one() - drop a user of @key unless it is the last
+ * (or the count is not positive): true if dropped.  Lock-free; the
+ * deferred decrement's first try (kernel/jump_label.c says how counts
+ * change).
+ */
+__hidden bool sk_static_key_dec_not_one(struct static_key *key);
+
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);

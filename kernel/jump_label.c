@@ -474,20 +474,37 @@ static bool refuse_sealed(struct static_key *key)
 }
 
 /*
- * How a count changes.  Every change is one atomic read-modify-write, so
- * that the lock-free paths (static_key_fast_inc_not_disabled() and the
- * deferred decrement, which move a count only between non-zero values)
- * never lose an update to the slow paths.  Only a holder of
+ * How a count changes.  Every move by one, on every path, is count_add():
+ * one compare-and-swap loop that retries with the value it found and
+ * stops, changing nothing, when that value is outside the range the
+ * caller allows.  The lock-free callers move a count only between
+ * non-zero values (static_key_fast_inc_not_disabled() from >= 1 up, the
+ * deferred decrement from >= 2 down), so only a holder of
  * jump_label_mutex moves a count to or from 0, and the code follows:
  *
  *   from  to   how (under the mutex)
- *   0     1    store -1 ("being enabled": the fast paths refuse it), write
- *              the sites, then store 1 with release; on failure store 0
- *   1     0    compare-and-swap 1 -> 0 (a racing fast increment makes it
- *              fail: then it is an ordinary decrement), write the sites;
- *              on failure store 1 back (nobody else moves a count from 0)
- *   n     n+-1 compare-and-swap, retried with the value it found
+ *   0     1    key_switch(): store -1 ("being enabled": the lock-free
+ *              paths refuse it), write the sites, store 1 with release;
+ *              on failure store 0
+ *   1     0    count_add() found 1 and stored 0 (a fast increment that
+ *              raced with it made it retry as an ordinary decrement),
+ *              then key_switch() writes the sites; on failure it stores
+ *              1 back (nobody else moves a count from 0)
+ *   n     n+-1 count_add()
  */
+static bool count_add(struct static_key *key, int delta, int lo, int hi,
+		      int *v)
+{
+	*v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	do {
+		if (*v < lo || *v > hi)
+			return false;
+	} while (!__atomic_compare_exchange_n(&key->enabled, v, *v + delta,
+					      false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
 static bool key_switch(struct static_key *key, bool on)
 {
 	int err;
@@ -506,18 +523,57 @@ static bool key_switch(struct static_key *key, bool on)
 	return true;
 }
 
-/* Add @delta (+1 or -1) to a count that stays positive; false if it would not. */
-static bool key_count_add(struct static_key *key, int *v, int delta)
+/*
+ * A key used wrongly (a count below zero or overflowing, enable or
+ * disable of a key with several users) is said once per key and kind of
+ * mistake, and refused with @err every time.  The kernel says it once per
+ * call site, with a backtrace that names the caller; here the message
+ * names the key instead, so once per key is what names every wrong key.
+ * Locked: the list is jump_label_mutex's.
+ */
+enum key_misuse {
+	MISUSE_BELOW_ZERO, MISUSE_OVERFLOW, MISUSE_ENABLE, MISUSE_DISABLE,
+};
+
+static struct misused_key {
+	const struct static_key *key;
+	unsigned int kinds;
+} *misused;
+static size_t nr_misused, misused_cap;
+
+static bool first_misuse(const struct static_key *key, enum key_misuse kind)
 {
-	while (*v > 1 || (*v == 1 && delta > 0)) {
-		if (delta > 0 && *v == __INT_MAX__)
-			return false;
-		if (__atomic_compare_exchange_n(&key->enabled, v, *v + delta,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
+	size_t i;
+
+	for (i = 0; i < nr_misused && misused[i].key != key; i++)
+		;
+	if (i == nr_misused) {
+		/* No memory: say it again rather than never. */
+		if (sk_reserve((void **)&misused, &misused_cap, nr_misused,
+			       sizeof(*misused)))
 			return true;
+		misused[nr_misused++] = (struct misused_key){ key, 0 };
 	}
-	return false;
+	if (misused[i].kinds & 1U << kind)
+		return false;
+	misused[i].kinds |= 1U << kind;
+	return true;
+}
+
+static void __attribute__((format(printf, 4, 5)))
+refuse_misuse(struct static_key *key, enum key_misuse kind, int err,
+	      const char *fmt, ...)
+{
+	char text[sizeof(held[0].text)];
+	va_list ap;
+
+	set_error(err);
+	if (!first_misuse(key, kind))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	sk_warn_key(key, "%s", text);
 }
 
 /**
@@ -529,9 +585,17 @@ static bool key_count_add(struct static_key *key, int *v, int delta)
  */
 SK_EXPORT bool static_key_fast_inc_not_disabled(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
 
-	return v > 0 && key_count_add(key, &v, 1);
+	return count_add(key, 1, 1, __INT_MAX__ - 1, &v);
+}
+
+/* Drop a user unless it is the last one (the deferred decrement). */
+bool sk_static_key_dec_not_one(struct static_key *key)
+{
+	int v;
+
+	return count_add(key, -1, 2, __INT_MAX__, &v);
 }
 
 static bool __static_key_slow_inc(struct static_key *key)
@@ -540,25 +604,20 @@ static bool __static_key_slow_inc(struct static_key *key)
 
 	if (refuse_sealed(key))
 		return false;
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
-	if (v > 0) {
-		if (key_count_add(key, &v, 1)) {
-			set_error(0);
-			return true;
-		}
-		if (v > 0) {
-			sk_warn_key(key, "static_key_slow_inc(): count of key " SK_KEYNAME " would overflow: unchanged");
-			set_error(ERANGE);
-			return false;
-		}
+	if (count_add(key, 1, 1, __INT_MAX__ - 1, &v)) {
+		set_error(0);
+		return true;
 	}
-	if (v < 0) {
-		SK_WARN_ONCE(1, "static_key_slow_inc(): count of key %p is %d",
-			     (void *)key, v);
+	if (v == 0)
+		return key_switch(key, true);
+	/* -1 is only ever seen by the holder of the mutex that stored it. */
+	if (SK_WARN_ONCE(v < 0, "static_key_slow_inc(): count of key %p is %d",
+			 (void *)key, v))
 		set_error(ERANGE);
-		return false;
-	}
-	return key_switch(key, true);
+	else
+		refuse_misuse(key, MISUSE_OVERFLOW, ERANGE,
+			      "static_key_slow_inc(): count of key " SK_KEYNAME " would overflow: unchanged");
+	return false;
 }
 
 /**
@@ -597,23 +656,16 @@ static void __static_key_slow_dec(struct static_key *key)
 
 	if (refuse_sealed(key))
 		return;
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
-	if (key_count_add(key, &v, -1)) {
+	if (!count_add(key, -1, 1, __INT_MAX__, &v)) {
+		refuse_misuse(key, MISUSE_BELOW_ZERO, ERANGE,
+			      "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
+			      v);
+		return;
+	}
+	if (v == 1)
+		key_switch(key, false);
+	else
 		set_error(0);
-		return;
-	}
-	if (v != 1 || !__atomic_compare_exchange_n(&key->enabled, &v, 0,
-						   false, __ATOMIC_ACQ_REL,
-						   __ATOMIC_RELAXED)) {
-		static bool warned;
-
-		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-			sk_warn_key(key, "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
-				    v);
-		set_error(ERANGE);
-		return;
-	}
-	key_switch(key, false);
 }
 
 /**
@@ -641,43 +693,40 @@ SK_EXPORT void static_key_slow_dec_cpuslocked(struct static_key *key)
 
 static void __static_key_enable(struct static_key *key)
 {
-	int v;
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
-	if (v > 0) {
-		SK_WARN_ONCE(v != 1, "static_key_enable() on key %p with count %d",
-			     (void *)key, v);
-		set_error(0);
+	if (v == 0) {
+		if (!refuse_sealed(key))
+			key_switch(key, true);
 		return;
 	}
-	if (!refuse_sealed(key))
-		key_switch(key, true);
+	set_error(0);		/* it is enabled */
+	if (v != 1)
+		refuse_misuse(key, MISUSE_ENABLE, 0,
+			      "static_key_enable() on key " SK_KEYNAME " with count %d: a key used with inc/dec",
+			      v);
 }
 
 /*
  * As in the kernel, disabling acts on a count of 1 only: a key with more
- * users is left alone (and said so once); a fast increment racing with the
- * compare-and-swap wins.
+ * users is left alone, a fast increment racing with it included.
  */
 static void __static_key_disable(struct static_key *key)
 {
-	int v;
+	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 	if (v == 1 && refuse_sealed(key))
 		return;
-	if (v != 1) {
-		SK_WARN_ONCE(v != 0, "static_key_disable() on key %p with count %d: unchanged",
-			     (void *)key, v);
-		set_error(v ? ERANGE : 0);
+	if (count_add(key, -1, 1, 1, &v)) {
+		key_switch(key, false);
 		return;
 	}
-	if (!__atomic_compare_exchange_n(&key->enabled, &v, 0, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+	if (v == 0)
 		set_error(0);
-		return;
-	}
-	key_switch(key, false);
+	else
+		refuse_misuse(key, MISUSE_DISABLE, ERANGE,
+			      "static_key_disable() on key " SK_KEYNAME " with count %d: unchanged",
+			      v);
 }
 
 /**

@@ -199,20 +199,6 @@ static void schedule_work(struct delayed_work *w, struct static_key *key,
 	pthread_cond_signal(&work_cond);
 }
 
-/* Drop one user unless that user is the last one; true if dropped. */
-static bool static_key_dec_not_one(struct static_key *key)
-{
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
-
-	do {
-		if (v <= 1)
-			return false;
-	} while (!__atomic_compare_exchange_n(&key->enabled, &v, v - 1, true,
-					      __ATOMIC_RELEASE,
-					      __ATOMIC_RELAXED));
-	return true;
-}
-
 /**
  * __static_key_slow_dec_deferred() - drop a user; delay the last drop.
  * @key: the key
@@ -223,7 +209,7 @@ SK_EXPORT void __static_key_slow_dec_deferred(struct static_key *key,
 					      struct delayed_work *work,
 					      unsigned long timeout)
 {
-	if (static_key_dec_not_one(key))
+	if (sk_static_key_dec_not_one(key))
 		return;
 	pthread_mutex_lock(&work_lock);
 	if (start_worker()) {
