@@ -176,6 +176,19 @@ __hidden void __jump_label_unlock(void);
  */
 __hidden bool sk_static_key_dec_not_one(struct static_key *key);
 
+/*
+ * sk_change_lock() - take jump_label_mutex for a change of @key by @fn, the
+ * way every key change does: false, with EDEADLK and nothing taken, when
+ * the calling thread holds it already.  @cpuslocked: @fn is a _cpuslocked
+ * form, whose caller should hold cpus_read_lock() (sk_cpus_read_held(),
+ * kernel/cpu.c).  __static_key_slow_dec() is static_key_slow_dec() for a
+ * holder of the mutex (the deferred work).
+ */
+__hidden bool sk_change_lock(struct static_key *key, const char *fn,
+			     bool cpuslocked);
+__hidden bool sk_cpus_read_held(void);
+__hidden void __static_key_slow_dec(struct static_key *key);
+
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);
@@ -204,7 +217,7 @@ __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start
 /*
  * fork() and the parameter locks (kernel/params.c).  The core's one atfork
  * handler takes the locks in the lock order of
- * Documentation/boot-params.rst: __sk_params_fork_prepare_apply() before
+ * Documentation/static-keys.rst: __sk_params_fork_prepare_apply() before
  * jump_label_mutex, __sk_params_fork_prepare_objects() after it, its own
  * deferred-work lock last; it calls the parent or child half after
  * releasing its own.

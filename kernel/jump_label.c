@@ -48,25 +48,18 @@ struct sk_object {
 /*
  * Locking.  jump_label_mutex serialises every change of a key's state with the
  * code patching that goes with it, and every change of the object list.  The
- * fast paths never take it.  @lock_owner lets the _cpuslocked variants check
- * that their caller holds it.
+ * fast paths never take it.  Every key change takes it itself, as in the
+ * kernel, the _cpuslocked forms included; @lock_owner lets a change refuse a
+ * caller that holds it already (its own jump_label_lock() section), which
+ * would otherwise wait for itself.
  *
- * Lock order, outermost first (Documentation/static-keys.rst, "Rules for
- * programs"):
- *
- *   sk_apply_lock            one command line at a time (kernel/params.c);
- *                            never taken with the loader's lock held
- *   glibc's loader lock      held around constructors and destructors
- *   jump_label_mutex         this file
- *   sk_params_lock           the parameter objects (kernel/params.c); never
- *                            held while another lock is awaited
- *   the deferred-work lock   kernel/jump_label_ratelimit.c
- *
- * Nothing is ever called into the loader (dladdr, dlsym, dlopen,
- * dl_iterate_phdr) with one of the library's locks held: messages that name
- * a key are kept per thread and printed by jump_label_unlock(), after the
- * mutex is released.  The library is linked with -z now, so that no lazy
- * symbol binding happens under a lock either.
+ * The lock order is written once, in Documentation/static-keys.rst ("Lock
+ * order"); fork_prepare() below takes every library lock in it.  Nothing is
+ * ever called into the loader (dladdr, dlsym, dlopen, dl_iterate_phdr) with
+ * one of the library's locks held: messages that name a key are kept per
+ * thread and printed by jump_label_unlock(), after the mutex is released.
+ * The library is linked with -z now, so that no lazy symbol binding happens
+ * under a lock either.
  */
 static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lock_owner;
@@ -220,10 +213,17 @@ static bool jump_label_lock_is_mine(void)
 	       pthread_equal(lock_owner, pthread_self());
 }
 
-static void lockdep_assert_held(const char *fn)
+/*
+ * The readers work inside the caller's jump_label_lock() section as well as
+ * outside it: the kernel's kprobes call jump_label_text_reserved() there.
+ * Returns whether the lock was taken (and must be released).
+ */
+static bool lock_unless_mine(void)
 {
-	SK_WARN_ONCE(!jump_label_lock_is_mine(),
-		     "%s() called without jump_label_lock() held", fn);
+	if (jump_label_lock_is_mine())
+		return false;
+	jump_label_lock();
+	return true;
 }
 
 /*
@@ -302,7 +302,7 @@ static int public_error(int err)
 {
 	switch (err) {
 	case 0: case EPERM: case EILSEQ: case ERANGE: case EACCES:
-	case ENOMEM: case EMFILE: case ENFILE: case EIO:
+	case ENOMEM: case EMFILE: case ENFILE: case EIO: case EDEADLK:
 		return err;
 	}
 	SK_WARN_ONCE(1, "internal error %d (%s) reported as EIO", err,
@@ -335,8 +335,8 @@ void sk_count_sync(void)
 SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 {
 	struct sk_object *o;
+	bool locked = lock_unless_mine();
 
-	jump_label_lock();
 	*s = stats;
 	s->objects = 0;
 	s->sites = 0;
@@ -344,7 +344,8 @@ SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 		s->objects++;
 		s->sites += o->stop - o->start;
 	}
-	jump_label_unlock();
+	if (locked)
+		jump_label_unlock();
 }
 
 enum jump_label_type jump_label_init_type(struct jump_entry *entry)
@@ -525,14 +526,17 @@ static bool key_switch(struct static_key *key, bool on)
 
 /*
  * A key used wrongly (a count below zero or overflowing, enable or
- * disable of a key with several users) is said once per key and kind of
- * mistake, and refused with @err every time.  The kernel says it once per
- * call site, with a backtrace that names the caller; here the message
- * names the key instead, so once per key is what names every wrong key.
- * Locked: the list is jump_label_mutex's.
+ * disable of a key with several users, a change from inside the caller's
+ * own jump_label_lock() section, a _cpuslocked call without
+ * cpus_read_lock()) is said once per key and kind of mistake; what the
+ * call does about it (refuse, or go on) is the same every time.  The
+ * kernel says it once per call site, with a backtrace that names the
+ * caller; here the message names the key instead, so once per key is what
+ * names every wrong key.  Locked: the list is jump_label_mutex's.
  */
 enum key_misuse {
 	MISUSE_BELOW_ZERO, MISUSE_OVERFLOW, MISUSE_ENABLE, MISUSE_DISABLE,
+	MISUSE_LOCK_HELD, MISUSE_CPUS,
 };
 
 static struct misused_key {
@@ -620,37 +624,7 @@ static bool __static_key_slow_inc(struct static_key *key)
 	return false;
 }
 
-/**
- * static_key_slow_inc_cpuslocked() - static_key_slow_inc() for a caller that
- * holds jump_label_lock().
- */
-SK_EXPORT bool static_key_slow_inc_cpuslocked(struct static_key *key)
-{
-	lockdep_assert_held(__func__);
-	return __static_key_slow_inc(key);
-}
-
-/**
- * static_key_slow_inc() - add a user; the first one enables the key.
- * @key: the key
- *
- * Returns true if the count was incremented.
- */
-SK_EXPORT bool static_key_slow_inc(struct static_key *key)
-{
-	bool ret;
-
-	/*
-	 * No lock-free fast path here: a sealed key must be refused before
-	 * its count is touched, and that needs the object list.
-	 */
-	jump_label_lock();
-	ret = __static_key_slow_inc(key);
-	jump_label_unlock();
-	return ret;
-}
-
-static void __static_key_slow_dec(struct static_key *key)
+void __static_key_slow_dec(struct static_key *key)
 {
 	int v;
 
@@ -666,29 +640,6 @@ static void __static_key_slow_dec(struct static_key *key)
 		key_switch(key, false);
 	else
 		set_error(0);
-}
-
-/**
- * static_key_slow_dec() - drop a user; the last one disables the key.
- * @key: the key
- *
- * A decrement below zero warns and leaves the key unchanged.
- */
-SK_EXPORT void static_key_slow_dec(struct static_key *key)
-{
-	jump_label_lock();
-	__static_key_slow_dec(key);
-	jump_label_unlock();
-}
-
-/**
- * static_key_slow_dec_cpuslocked() - static_key_slow_dec() for a caller that
- * holds jump_label_lock().
- */
-SK_EXPORT void static_key_slow_dec_cpuslocked(struct static_key *key)
-{
-	lockdep_assert_held(__func__);
-	__static_key_slow_dec(key);
 }
 
 static void __static_key_enable(struct static_key *key)
@@ -729,15 +680,89 @@ static void __static_key_disable(struct static_key *key)
 			      v);
 }
 
+/*
+ * The way into every key change.  As in the kernel, each takes
+ * jump_label_mutex itself, the _cpuslocked forms included: their caller
+ * holds cpus_read_lock() (kernel/cpu.c), which excludes nothing in a
+ * process and is only checked.  Inside the caller's own jump_label_lock()
+ * section the change would wait for itself, as the kernel's would: it is
+ * refused instead, with EDEADLK, nothing changed.
+ */
+bool sk_change_lock(struct static_key *key, const char *fn, bool cpuslocked)
+{
+	if (jump_label_lock_is_mine()) {
+		refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
+			      "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
+			      fn);
+		return false;
+	}
+	jump_label_lock();
+	if (cpuslocked && !sk_cpus_read_held() && first_misuse(key, MISUSE_CPUS))
+		sk_warn_key(key, "%s() on key " SK_KEYNAME " without cpus_read_lock() held (the kernel's lockdep would say so): done under jump_label_lock() all the same",
+			    fn);
+	return true;
+}
+
+enum key_op { KEY_INC, KEY_DEC, KEY_ENABLE, KEY_DISABLE };
+
+static bool key_change(struct static_key *key, enum key_op op, const char *fn,
+		       bool cpuslocked)
+{
+	bool ret = true;
+
+	if (!sk_change_lock(key, fn, cpuslocked))
+		return false;
+	switch (op) {
+	case KEY_INC:
+		/*
+		 * No lock-free fast path: a sealed key must be refused before
+		 * its count is touched, and that needs the object list.
+		 */
+		ret = __static_key_slow_inc(key);
+		break;
+	case KEY_DEC:
+		__static_key_slow_dec(key);
+		break;
+	case KEY_ENABLE:
+		__static_key_enable(key);
+		break;
+	case KEY_DISABLE:
+		__static_key_disable(key);
+		break;
+	}
+	jump_label_unlock();
+	return ret;
+}
+
+/**
+ * static_key_slow_inc() - add a user; the first one enables the key.
+ * @key: the key
+ *
+ * Returns true if the count was incremented.
+ */
+SK_EXPORT bool static_key_slow_inc(struct static_key *key)
+{
+	return key_change(key, KEY_INC, __func__, false);
+}
+
+/**
+ * static_key_slow_dec() - drop a user; the last one disables the key.
+ * @key: the key
+ *
+ * A decrement below zero warns and leaves the key unchanged.
+ */
+SK_EXPORT void static_key_slow_dec(struct static_key *key)
+{
+	key_change(key, KEY_DEC, __func__, false);
+}
+
 /**
  * static_key_enable() - set the key's count to 1 if it is 0.
  * @key: the key; a boolean key, not one used with inc/dec
  */
 SK_EXPORT void static_key_enable(struct static_key *key)
 {
-	jump_label_lock();
-	__static_key_enable(key);
-	jump_label_unlock();
+	key_change(key, KEY_ENABLE, __func__, false);
 }
 
 /**
@@ -746,42 +771,64 @@ SK_EXPORT void static_key_enable(struct static_key *key)
  */
 SK_EXPORT void static_key_disable(struct static_key *key)
 {
-	jump_label_lock();
-	__static_key_disable(key);
-	jump_label_unlock();
+	key_change(key, KEY_DISABLE, __func__, false);
+}
+
+/**
+ * static_key_slow_inc_cpuslocked() - static_key_slow_inc() for a caller that
+ * holds cpus_read_lock(); takes jump_label_lock() itself.
+ * @key: the key
+ */
+SK_EXPORT bool static_key_slow_inc_cpuslocked(struct static_key *key)
+{
+	return key_change(key, KEY_INC, __func__, true);
+}
+
+/**
+ * static_key_slow_dec_cpuslocked() - static_key_slow_dec() for a caller that
+ * holds cpus_read_lock(); takes jump_label_lock() itself.
+ * @key: the key
+ */
+SK_EXPORT void static_key_slow_dec_cpuslocked(struct static_key *key)
+{
+	key_change(key, KEY_DEC, __func__, true);
 }
 
 /**
  * static_key_enable_cpuslocked() - static_key_enable() for a caller that
- * holds jump_label_lock().
+ * holds cpus_read_lock(); takes jump_label_lock() itself.
+ * @key: the key
  */
 SK_EXPORT void static_key_enable_cpuslocked(struct static_key *key)
 {
-	lockdep_assert_held(__func__);
-	__static_key_enable(key);
+	key_change(key, KEY_ENABLE, __func__, true);
 }
 
 /**
  * static_key_disable_cpuslocked() - static_key_disable() for a caller that
- * holds jump_label_lock().
+ * holds cpus_read_lock(); takes jump_label_lock() itself.
+ * @key: the key
  */
 SK_EXPORT void static_key_disable_cpuslocked(struct static_key *key)
 {
-	lockdep_assert_held(__func__);
-	__static_key_disable(key);
+	key_change(key, KEY_DISABLE, __func__, true);
 }
 
 /**
  * jump_label_text_reserved() - does [@start, @end] overlap any site?
+ * @start: first byte
+ * @end: last byte
+ *
+ * Callable with or without jump_label_lock() held, as in the kernel.
  */
 SK_EXPORT int jump_label_text_reserved(void *start, void *end)
 {
 	uintptr_t s = (uintptr_t)start, e = (uintptr_t)end;
 	struct jump_entry *it;
 	struct sk_object *o;
+	bool locked = lock_unless_mine();
 	int ret = 0;
 
-	jump_label_lock();
 	for (o = objects; o && !ret; o = o->next)
 		for (it = o->start; it < o->stop; it++) {
 			uintptr_t c = jump_entry_code(it);
@@ -791,7 +838,8 @@ SK_EXPORT int jump_label_text_reserved(void *start, void *end)
 				break;
 			}
 		}
-	jump_label_unlock();
+	if (locked)
+		jump_label_unlock();
 	return ret;
 }
 

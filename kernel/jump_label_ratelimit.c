@@ -6,8 +6,8 @@
  * A decrement is taken off the list and made in one critical section of
  * jump_label_mutex (the worker, a flush, an object going away all do it
  * so): whoever holds the mutex, fork()'s handler included, sees every
- * decrement either still pending or made, never in flight.  Lock order:
- * jump_label_mutex, then work_lock.
+ * decrement either still pending or made, never in flight.  work_lock is
+ * innermost in the lock order (Documentation/static-keys.rst).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,7 +62,7 @@ static bool run_work(struct delayed_work *w)
 	}
 	pthread_mutex_unlock(&work_lock);
 	if (key)
-		static_key_slow_dec_cpuslocked(key);
+		__static_key_slow_dec(key);
 	return key != NULL;
 }
 
@@ -224,16 +224,21 @@ SK_EXPORT void __static_key_slow_dec_deferred(struct static_key *key,
 
 /**
  * __static_key_deferred_flush() - run a pending delayed decrement now.
- * @key: the deferred key (unused, as in the kernel)
+ * @key: the deferred key (named if the flush is refused)
  * @work: its delayed work
  *
- * Returns once no decrement of @work is pending or running.
+ * Returns once no decrement of @work is pending or running.  Inside the
+ * caller's own jump_label_lock() section it would wait for itself: refused
+ * (EDEADLK).
  */
 SK_EXPORT void __static_key_deferred_flush(void *key, struct delayed_work *work)
 {
-	(void)key;
-	/* The worker decrements under the mutex: none is half done now. */
-	jump_label_lock();
+	/*
+	 * The worker decrements under the mutex: none is half done now.  In
+	 * the caller's own jump_label_lock() section the wait would never end.
+	 */
+	if (!sk_change_lock(key, "static_key_deferred_flush", false))
+		return;
 	run_work(work);
 	jump_label_unlock();
 }

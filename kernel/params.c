@@ -84,10 +84,8 @@ struct sk_object {
 };
 
 /*
- * Locking.  The order, outermost first, is
- *
- *   sk_apply_lock -> the loader's lock -> jump_label_mutex
- *                 -> sk_params_lock -> the deferred-work lock
+ * Locking.  The lock order is written in Documentation/static-keys.rst
+ * ("Lock order"); here is why the two locks of this file sit where they do.
  *
  * glibc holds its loader lock in dlopen()/dlclose() while it runs
  * constructors and destructors, which is where objects register and

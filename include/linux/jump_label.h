@@ -278,9 +278,10 @@ void static_key_enable(struct static_key *key) SK_SYM(static_key_enable);
 void static_key_disable(struct static_key *key) SK_SYM(static_key_disable);
 
 /*
- * The _cpuslocked spellings: in the kernel the caller holds the CPU hotplug
- * lock.  Here they mean "the caller holds jump_label_lock()": the function
- * does not take the lock itself, and warns once if the caller does not hold it.
+ * The _cpuslocked spellings, as in the kernel: the caller holds
+ * cpus_read_lock() (<linux/cpu.h>) and the function takes jump_label_lock()
+ * itself.  Every change is refused (EDEADLK) inside the caller's own
+ * jump_label_lock() section, where the kernel's would deadlock.
  */
 bool static_key_slow_inc_cpuslocked(struct static_key *key) SK_SYM(static_key_slow_inc_cpuslocked);
 void static_key_slow_dec_cpuslocked(struct static_key *key) SK_SYM(static_key_slow_dec_cpuslocked);

@@ -31,9 +31,11 @@ int statickeys_seal(void);
  * 0 when it succeeded.  Otherwise the key kept its state, and the reason is
  * one of: EPERM, a sealed read-only key; EILSEQ, a site does not hold the
  * expected instruction (a debugger's breakpoint included); ERANGE, a count
- * would leave its range; EACCES, code cannot be written or the threads
- * cannot be serialized here; EIO, a write failed part-way and was undone;
- * ENOMEM.  Nothing else is ever returned.
+ * would leave its range; EDEADLK, the change was made inside the caller's
+ * own jump_label_lock() section; EACCES, code cannot be written or the
+ * threads cannot be serialized here; EIO, a write failed part-way and was
+ * undone; ENOMEM; EMFILE or ENFILE, no descriptor for /proc/self/mem.
+ * Nothing else is ever returned.
  */
 int statickeys_last_error(void);
 

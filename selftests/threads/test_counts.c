@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <linux/cpu.h>
 #include <linux/jump_label.h>
 #include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
 #include "site.h"
+#include "../ro/capture.h"
 
 #define SITE_ROUNDS	4000	/* changes per thread of the second phase */
 #define BARE_CHANGES	1200000	/* changes of k_bare in the first phase */
@@ -114,9 +116,9 @@ static bool take(const struct counted *c, unsigned int how)
 		ok = static_key_slow_inc(c->key);
 		break;
 	case 1:
-		jump_label_lock();
+		cpus_read_lock();
 		ok = static_key_slow_inc_cpuslocked(c->key);
-		jump_label_unlock();
+		cpus_read_unlock();
 		break;
 	default:
 		/* Refused while the key is off or being switched on. */
@@ -134,9 +136,9 @@ static void drop(const struct counted *c, unsigned int how)
 		static_key_slow_dec(c->key);
 		break;
 	case 1:
-		jump_label_lock();
+		cpus_read_lock();
 		static_key_slow_dec_cpuslocked(c->key);
-		jump_label_unlock();
+		cpus_read_unlock();
 		break;
 	default:
 		/* Lock-free unless it is the last reference. */
@@ -157,14 +159,14 @@ static void toggle_bool(unsigned int how)
 		static_branch_disable(&k_bool);
 		break;
 	case 2:
-		jump_label_lock();
+		cpus_read_lock();
 		static_branch_enable_cpuslocked(&k_bool);
-		jump_label_unlock();
+		cpus_read_unlock();
 		break;
 	default:
-		jump_label_lock();
+		cpus_read_lock();
 		static_branch_disable_cpuslocked(&k_bool);
-		jump_label_unlock();
+		cpus_read_unlock();
 		break;
 	}
 	if (statickeys_last_error())
@@ -347,31 +349,25 @@ static int child(void *arg)
 
 int main(int argc, char **argv)
 {
-	char err[4096], *line;
-	FILE *cap;
+	const char *err;
+	char *line;
 	size_t len;
-	int st, saved, i, b = NR_COUNTED;
+	int st, i, b = NR_COUNTED;
 
 	if (argc > 1)
 		times = strtoul(argv[1], NULL, 0);
 	tap_plan(4 + NR_COUNTED + 1);
 	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cap = tmpfile();
-	if (res == MAP_FAILED || !cap) {
-		perror("test_counts: setup");
+	if (res == MAP_FAILED) {
+		perror("test_counts: mmap");
 		return 1;
 	}
-	/* Whatever the library says in the child lands in @cap. */
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fileno(cap), 2);
+	/* Whatever the library says in the child is captured. */
+	capture_begin();
 	st = tap_fork(child, NULL);
-	dup2(saved, 2);
-	close(saved);
-	rewind(cap);
-	len = fread(err, 1, sizeof(err) - 1, cap);
-	err[len] = '\0';
+	err = capture_end();
+	len = strlen(err);
 
 	tap_diag("%d threads on %ld cores, %lu count changes, %lu code updates",
 		 res->threads, res->cores, res->changes, res->updates);
@@ -394,7 +390,7 @@ int main(int argc, char **argv)
 	       res->final_code[b] == res->final_count[b] && res->bool_cycle_ok,
 	       "k_bool: count %d, enabled %d, code %d; enable and disable after",
 	       res->final_count[b], res->final_enabled[b], res->final_code[b]);
-	for (line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
+	for (line = strtok(captured, "\n"); line; line = strtok(NULL, "\n"))
 		tap_diag("stderr: %s", line);
 	tap_ok(len == 0, "the library printed nothing (%zu bytes on stderr)",
 	       len);
