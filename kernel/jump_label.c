@@ -62,6 +62,10 @@ struct sk_object {
  * under a lock either.
  */
 static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Read by every key change, of any thread (jump_label_lock_is_mine()):
+ * atomic.  Only the owner's own reads can match, and it wrote both.
+ */
 static pthread_t lock_owner;
 static bool lock_held;
 
@@ -175,7 +179,7 @@ SK_EXPORT void jump_label_lock(void)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&jump_label_mutex);
 	lock_cancel_state = old;
-	lock_owner = pthread_self();
+	__atomic_store_n(&lock_owner, pthread_self(), __ATOMIC_RELAXED);
 	__atomic_store_n(&lock_held, true, __ATOMIC_RELAXED);
 }
 
@@ -210,7 +214,8 @@ SK_EXPORT void jump_label_unlock(void)
 static bool jump_label_lock_is_mine(void)
 {
 	return __atomic_load_n(&lock_held, __ATOMIC_RELAXED) &&
-	       pthread_equal(lock_owner, pthread_self());
+	       pthread_equal(__atomic_load_n(&lock_owner, __ATOMIC_RELAXED),
+			     pthread_self());
 }
 
 /*
