@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ struct result {
 
 static struct result *res;
 static unsigned long times = 1;
+static int phase1_cpu[2] = { -1, -1 };	/* where the first phase's two run */
 static pthread_barrier_t start;
 static int bounded_running;	/* the fast threads run until it is 0 */
 
@@ -277,6 +279,17 @@ static void *worker(void *arg)
 							     : SITE_ROUNDS);
 	int i;
 
+	/*
+	 * The race of the first phase needs its two threads on two CPUs at
+	 * once: the scheduler of a busy machine would often give them one.
+	 */
+	if (phase == 1 && id < 2 && phase1_cpu[id] >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(phase1_cpu[id], &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	pthread_barrier_wait(&start);	/* all at once, not one after another */
 	for (n = 0; bounded(t.role) ? n < max
 			: __atomic_load_n(&bounded_running, __ATOMIC_RELAXED); n++)
@@ -298,6 +311,21 @@ static void record(int i, struct static_key *key, int code)
 	res->final_code[i] = code;
 }
 
+/* Two CPUs this process may run on, if it has two. */
+static void pick_cpus(void)
+{
+	cpu_set_t set;
+	int cpu, k = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE && k < 2; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			phase1_cpu[k++] = cpu;
+	if (k < 2)
+		phase1_cpu[0] = -1;
+}
+
 static int child(void *arg)
 {
 	pthread_t t[MAX_THREADS];
@@ -315,6 +343,7 @@ static int child(void *arg)
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
 	res->threads = n;
+	pick_cpus();
 	for (phase = 1; phase <= 2; phase++) {
 		int m = 0;
 
