@@ -338,7 +338,7 @@ help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
-	@echo '                stress [STRESS_SECS=20], check-gdb, check-valgrind,'
+	@echo '                stress [STRESS_SECS=20 STRESS_COUNTS=20], check-gdb, check-valgrind,'
 	@echo '                check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
