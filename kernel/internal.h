@@ -30,6 +30,11 @@
 #endif
 #define JUMP_LABEL_SITE_SIZE	JUMP_LABEL_NOP_SIZE
 
+#ifdef __CHECKER__
+/* sparse does not know this GCC builtin, which the writers of code call. */
+void __builtin___clear_cache(char *begin, char *end);
+#endif
+
 /* Entry accessors: code and target are relative to their own field. */
 static inline uintptr_t jump_entry_code(const struct jump_entry *e)
 {

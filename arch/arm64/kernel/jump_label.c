@@ -12,11 +12,6 @@
 #include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
 
-#ifdef __CHECKER__
-/* sparse does not know this GCC builtin. */
-void __builtin___clear_cache(char *begin, char *end);
-#endif
-
 #define AARCH64_NOP		0xd503201fU
 #define AARCH64_B		0x14000000U
 #define AARCH64_B_RANGE		(128UL << 20)	/* +-128 MiB */
