@@ -30,8 +30,8 @@ archive	bfd gold lld	-ffunction-sections -Wl,--gc-sections how=archive
 versions	bfd gold lld	how=versions'
 nmodes=$(echo "$tc_modes" | awk -F'\t' '{ n += split($2, l, " ") } END { print n }')
 
-tap_plan $((4 + 2 * 3 + 2 * nmodes + 4))
-sk_skip_if_sanitized $((4 + 2 * 3 + 2 * nmodes + 4))
+tap_plan $((4 + 2 * 3 + 2 * nmodes + 5))
+sk_skip_if_sanitized $((4 + 2 * 3 + 2 * nmodes + 5))
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$srctree" O="$objtree" \
 	ARCH="${ARCH:-$SRCARCH}" DESTDIR="$dest" PREFIX=/usr install \
 	> "$tmp/install.log" 2>&1
@@ -99,6 +99,13 @@ c12=$(sk_compiler clang)
 c12="$c12 -U__clang_major__ -D__clang_major__=12 -Wno-builtin-macro-redefined"
 $c12 $a -c "$tmp/old.c" -o "$tmp/old.o" > "$tmp/old.log" 2>&1
 tap_ok $? "and for clang 12, which cannot keep __jump_table from --gc-sections"
+tap_diag < "$tmp/old.log"
+# Forced on for clang 12, the build must stop and say why.
+printf '#include <linux/jump_label.h>\n' > "$tmp/forced.c"
+$c12 -DCONFIG_JUMP_LABEL=1 $a -c "$tmp/forced.c" -o "$tmp/old.o" > "$tmp/old.log" 2>&1
+rc=$?
+tap_ok $([ $rc -ne 0 ] && grep -q 'needs clang 13.*--gc-sections' "$tmp/old.log"; echo $?) \
+	"CONFIG_JUMP_LABEL forced on for clang 12 stops the build, naming --gc-sections"
 tap_diag < "$tmp/old.log"
 d=$tmp/old
 tc_build "$d" "$old" "$flags" "$flags"
