@@ -28,6 +28,17 @@ struct cxx_feature {
 	}
 };
 
+/* A class template: each instance has its own key and its own site. */
+template <int N>
+struct cxx_tfeature {
+	static inline struct static_key_false key = STATIC_KEY_FALSE_INIT;
+
+	__attribute__((noinline)) int on() const
+	{
+		return static_branch_unlikely(&key) ? N : 0;
+	}
+};
+
 __attribute__((noinline)) inline int cxx_inline(void)
 {
 	return static_branch_unlikely(&cxx_key) ? 1 : 0;
@@ -49,12 +60,14 @@ __attribute__((noinline)) inline int cxx_lambda(void)
 
 /*
  * Every site of the header, as one bit each: inline, template<int>,
- * template<long>, method, lambda (libcxx.so's key, likely).
+ * template<long>, method, lambda (libcxx.so's key, likely), and the
+ * methods of two instances of a class template (bits 5 and 6).
  */
 #define CXX_ALL_SITES()						\
 	(cxx_inline() | cxx_template<int>(1) << 1 |		\
 	 (int)cxx_template<long>(1) << 2 | cxx_feature().on() << 3 | \
-	 cxx_lambda() << 4)
+	 cxx_lambda() << 4 | cxx_tfeature<1>().on() << 5 |	\
+	 cxx_tfeature<2>().on() << 5)
 
 CXX_API int cxx_sites_a(void);		/* cxx_a.cc */
 CXX_API int cxx_sites_b(void);		/* cxx_b.cc */

@@ -32,7 +32,7 @@ static void check(const char *when, int want)
 
 int main(void)
 {
-	tap_plan(6);
+	tap_plan(7);
 	check("as built", expect(false, false, true));
 	static_branch_enable(&cxx_key);
 	check("cxx_key on", expect(true, false, true));
@@ -40,8 +40,12 @@ int main(void)
 	check("class-static key on", expect(true, true, true));
 	static_branch_disable(&cxx_lib_key);
 	check("libcxx.so's key off", expect(true, true, false));
+	static_branch_enable(&cxx_tfeature<2>::key);
+	check("one class template instance's key on",
+	      expect(true, true, false) | 0x40);
 	static_branch_disable(&cxx_key);
 	static_branch_disable(&cxx_feature::key);
+	static_branch_disable(&cxx_tfeature<2>::key);
 	static_branch_enable(&cxx_lib_key);
 	check("back as built", expect(false, false, true));
 	tap_ok(statickeys_last_error() == 0, "no change was refused (error %d)",

@@ -3,7 +3,9 @@
 # The C++ tier with every compiler and linker: test_cxx and libcxx.so built
 # by g++ and clang++, linked by bfd, gold and lld, at -O0 and -O2 (the
 # header's functions out of line in each translation unit, as COMDAT
-# copies).  Each program must link and pass its own checks.
+# copies), and at -O2 the way large C++ projects link: function and data
+# sections, --gc-sections and (gold, lld) --icf=all.  Each program must
+# link and pass its own checks.
 . "$srctree/selftests/lib/tap.sh"
 . "$srctree/selftests/toolchain/toolchain.sh"
 tmp=$(mktemp -d)
@@ -11,13 +13,18 @@ trap 'rm -rf "$tmp"' EXIT
 src=$srctree/selftests/cxx
 
 set -- $(sk_linkers)
-tap_plan $((2 * 2 * $# * 2))
-sk_skip_if_sanitized $((2 * 2 * $# * 2))
+tap_plan $((2 * 3 * $# * 2))
+sk_skip_if_sanitized $((2 * 3 * $# * 2))
 for name in g++ clang++; do
 	cxx=$(sk_compiler "$name")
-	for opt in -O0 -O2; do
+	for variant in O0 O2 gc; do
 		for ld in $(sk_linkers); do
-			d=$tmp/$name$opt-$ld
+			case $variant in
+			gc) opt="-O2 -ffunction-sections -fdata-sections -Wl,--gc-sections"
+			    [ "$ld" = bfd ] || opt="$opt -Wl,--icf=all" ;;
+			*) opt=-$variant ;;
+			esac
+			d=$tmp/$name-$variant-$ld
 			what="$name $opt $ld ($SRCARCH, CONFIG_JUMP_LABEL=$SK_JUMP_LABEL)"
 			flags="-std=gnu++17 $opt -Wall $SK_CPPFLAGS -I$srctree/selftests/lib $(sk_linker_flags "$ld")"
 			mkdir -p "$d"
