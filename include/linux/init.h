@@ -14,6 +14,7 @@
 #if defined(__SK_NO_RETAIN) && !defined(__CHECKER__)
 #error "boot parameters need __attribute__((retain)) (GCC 11, clang 13 or later): without it the linker's --gc-sections may drop __sk_setup and no handler would ever run"
 #endif
+
 #include <linux/kstrtox.h>
 
 #ifndef __cplusplus

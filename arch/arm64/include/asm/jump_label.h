@@ -38,8 +38,8 @@
  * @jump: 1 to emit B, 0 for NOP: the site's state at build time.
  *
  * The site is local label 1 and its entry label 3: the section directives
- * of <statickeys/sections.h> tie one to the other (for --icf=all) and keep
- * the entry (--gc-sections) in the function's COMDAT group (C++).
+ * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
+ * entry from --gc-sections and put it in the function's COMDAT group (C++).
  */
 #define __sk_arch_branch(key, branch, jump) ({				\
 	__label__ __sk_l_yes, __sk_l_out;				\

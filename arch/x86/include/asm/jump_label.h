@@ -47,8 +47,8 @@
  * @jump: 1 to emit the JMP, 0 for the NOP: the site's state at build time.
  *
  * The site is local label 1 and its entry label 3: the section directives
- * of <statickeys/sections.h> tie one to the other (for --icf=all) and keep
- * the entry (--gc-sections) in the function's COMDAT group (C++).
+ * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
+ * entry from --gc-sections and put it in the function's COMDAT group (C++).
  *
  * A statement expression rather than an inline function, so that the
  * operands are constants even at -O0.
