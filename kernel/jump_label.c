@@ -1392,6 +1392,7 @@ static bool seal_handle(const void *handle)
 SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 {
 	struct shared_site shared_sites[NR_SHARED_REPORTED];
+	char name[sizeof(objects->name)];
 	const void *id = object_identity(d);
 	struct table_scan ts;
 	struct find_segs fs;
@@ -1446,9 +1447,11 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	if (!ts.sorted || ts.changed || shared || (ts.lo <= ts.hi &&
 	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
 		sync_object(o);
+	if (shared)	/* said unlocked, when o may be gone */
+		memcpy(name, o->name, sizeof(name));
 	__jump_label_unlock();
 	if (shared)
-		report_shared_sites(o->name, shared, shared_sites);
+		report_shared_sites(name, shared, shared_sites);
 
 	if (d->param_start != d->param_stop)
 		__sk_params_register_object(d->param_start, d->param_stop,
