@@ -144,8 +144,10 @@ $(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES) | deps
 
 # The installed configuration: every option guarded, so that a program with
 # its own Kconfig may define the same names first.  CONFIG_JUMP_LABEL also
-# depends on the user's compiler: one without asm goto gets the fallback.
-SK_CC_HAS_ASM_GOTO := defined(__clang__) ? __clang_major__ >= 9 : \
+# depends on the user's compiler: one without asm goto gets the fallback, and
+# so does clang before 13, which cannot keep __jump_table from --gc-sections
+# (<statickeys/sections.h>).
+SK_CC_HAS_ASM_GOTO := defined(__clang__) ? __clang_major__ >= 13 : \
 	(__GNUC__ > 4 || (__GNUC__ == 4 \&\& __GNUC_MINOR__ >= 5))
 # It also follows this Makefile (the recipe): rewritten only when its text
 # changes, so that a Makefile edit rebuilds nothing else.

@@ -395,7 +395,7 @@ static void report_site(const struct jump_entry *e, int err)
 
 	arch_jump_label_describe(e, bytes, sizeof(bytes));
 	if (jump_entry_is_dead(e))
-		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+		sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " was refused when its object was registered (said then): the key cannot change",
 			    (void *)jump_entry_code(e));
 	else if (err == -ENOMEM)
 		sk_warn_key(jump_entry_key(e), "no memory to queue site %p of key " SK_KEYNAME ": nothing written, key unchanged",
@@ -951,6 +951,7 @@ static int entry_cmp(const void *a, const void *b)
  */
 struct table_scan {
 	bool sorted;		/* in (key, code) order */
+	bool rising;		/* each site above the one before */
 	bool changed;		/* a key's state differs from its built one */
 	uintptr_t lo, hi;	/* lowest and highest site address */
 };
@@ -968,10 +969,13 @@ static void scan_table(const struct jump_entry *start,
 	uintptr_t key = 0, code = 0, k, c;
 	const struct jump_entry *e;
 
-	*s = (struct table_scan){ .sorted = true, .lo = UINTPTR_MAX };
+	*s = (struct table_scan){ .sorted = true, .rising = true,
+				  .lo = UINTPTR_MAX };
 	for (e = start; e < stop; e++) {
 		k = e->key & ~JUMP_ENTRY_FLAGS;
 		c = jump_entry_code(e);
+		if (e > start && c <= code)
+			s->rising = false;
 		if (k != key) {
 			if (k < key) {
 				s->sorted = false;
@@ -1064,20 +1068,24 @@ static bool radix_sort_entries(struct jump_entry *start, size_t n,
 
 /*
  * Sort an object's table by key, then code address, in place: the update
- * finds a key's sites as one run by binary search.
+ * finds a key's sites as one run by binary search.  Returns true when the
+ * table was in strictly rising code order before (no two entries of one
+ * site).
  */
-static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
+static bool sort_entries(struct jump_entry *start, struct jump_entry *stop)
 {
 	size_t n = stop - start;
-	bool code_sorted = true;
+	bool code_sorted = true, rising = true;
 	struct jump_entry *e;
 
 	sort_base = (uintptr_t)start;
 	for (e = start; e < stop; e++) {
 		e->code = (int32_t)(jump_entry_code(e) - sort_base);
 		e->target = (int32_t)(jump_entry_target(e) - sort_base);
-		if (e > start && e->code < e[-1].code)
-			code_sorted = false;
+		if (e > start && e->code <= e[-1].code) {
+			rising = false;
+			code_sorted &= e->code == e[-1].code;
+		}
 	}
 	if (!radix_sort_entries(start, n, code_sorted))
 		qsort(start, n, sizeof(*start), entry_cmp);
@@ -1086,6 +1094,122 @@ static void sort_entries(struct jump_entry *start, struct jump_entry *stop)
 		e->target = (int32_t)(sort_base + e->target -
 				      (uintptr_t)&e->target);
 	}
+	return rising;
+}
+
+/*
+ * One site claimed by entries of different keys (or of one key with both
+ * polarities).  The compiler never emits that; identical code folding
+ * (gold and lld --icf=all) does, when two functions differ only in the key
+ * they test and nothing ties each site to its own entry (older headers, a
+ * linker that folds regardless; <statickeys/sections.h> has the tie).
+ * Patching such a site for one key would switch the other's branch too.
+ * The entries are marked dead: the site stays as built, and every key that
+ * claims it refuses every change (EILSEQ).
+ */
+struct shared_site {
+	uintptr_t code;
+	uintptr_t key, other;	/* with the polarity bit */
+};
+
+/* One site in check_shared_sites()'s hash table; code 0 is a free slot. */
+struct site_slot {
+	uintptr_t code;
+	uintptr_t key;		/* the first key seen, with the polarity bit */
+	bool shared;		/* another key claims it too */
+};
+
+static struct site_slot *site_slot(struct site_slot *t, unsigned int bits,
+				   uintptr_t code)
+{
+	size_t mask = ((size_t)1 << bits) - 1;
+	size_t i = (size_t)(((uint64_t)code * 0x9e3779b97f4a7c15ull) >>
+			    (64 - bits));
+
+	while (t[i].code && t[i].code != code)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/*
+ * check_shared_sites() - find and refuse the sites of @o that entries of
+ * different keys claim.  Returns how many, with the first few in @out (for
+ * report_shared_sites(), after the lock is dropped), or -ENOMEM when the
+ * table could not be checked and every one of its sites was refused.
+ * Called locked.
+ *
+ * The compiler emits a table in code order: when its sites were found
+ * @rising, each above the one before, on the pass that registration makes
+ * anyway (scan_table() or sort_entries()), no two entries share a site and
+ * nothing is done.  Other tables go through a hash table of their sites,
+ * twice when a site is shared: every entry of such a site is marked dead,
+ * so that none is brought to its key's state either.
+ */
+#define NR_SHARED_REPORTED	8
+
+static long check_shared_sites(struct jump_entry *start, struct jump_entry *stop,
+			       bool rising, struct shared_site *out)
+{
+	size_t n = stop - start, i, found = 0;
+	unsigned int bits = 1;
+	struct site_slot *t, *sl;
+
+	if (rising)
+		return 0;
+	while (((size_t)1 << bits) < 2 * n)
+		bits++;
+	t = calloc((size_t)1 << bits, sizeof(*t));
+	if (!t) {
+		/* Unchecked is unsafe: every site of the object is refused. */
+		for (i = 0; i < n; i++)
+			start[i].key |= JUMP_ENTRY_DEAD;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uintptr_t key = start[i].key & ~JUMP_ENTRY_DEAD;
+
+		sl = site_slot(t, bits, jump_entry_code(&start[i]));
+		if (!sl->code) {
+			sl->code = jump_entry_code(&start[i]);
+			sl->key = key;
+		} else if (sl->key != key && !sl->shared) {
+			sl->shared = true;
+			if (found < NR_SHARED_REPORTED)
+				out[found] = (struct shared_site){ sl->code,
+								   sl->key, key };
+			found++;
+		}
+	}
+	for (i = 0; found && i < n; i++)
+		if (site_slot(t, bits, jump_entry_code(&start[i]))->shared)
+			start[i].key |= JUMP_ENTRY_DEAD;
+	free(t);
+	return found;
+}
+
+/* Say which keys claim one site; called unlocked (key_name() asks dladdr). */
+static void report_shared_sites(const char *objname, long found,
+				const struct shared_site *s)
+{
+	char a[320], b[320];
+	long i;
+
+	if (found < 0) {
+		sk_warn("%s: out of memory checking its table for sites claimed by two keys: every key of its sites refuses every change",
+			objname);
+		return;
+	}
+	for (i = 0; i < found && i < NR_SHARED_REPORTED; i++) {
+		key_name((void *)(s[i].key & ~JUMP_ENTRY_FLAGS), a, sizeof(a));
+		key_name((void *)(s[i].other & ~JUMP_ENTRY_FLAGS), b, sizeof(b));
+		sk_warn("%s: site %p is claimed by key %s%s and by key %s%s (identical code folding, --icf=all?): the site keeps its built instruction and both keys refuse every change",
+			objname, (void *)s[i].code, a,
+			s[i].key & JUMP_ENTRY_BRANCH ? " (likely)" : "", b,
+			s[i].other & JUMP_ENTRY_BRANCH ? " (likely)" : "");
+	}
+	if (found > NR_SHARED_REPORTED)
+		sk_warn("%s: %ld more sites claimed by two keys, refused the same way",
+			objname, found - NR_SHARED_REPORTED);
 }
 
 /*
@@ -1110,7 +1234,8 @@ static void sync_object(struct sk_object *o)
 			continue;
 		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE)) {
 			e->key |= JUMP_ENTRY_DEAD;
-			report_site(e, -EILSEQ);
+			sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+				    (void *)jump_entry_code(e));
 			continue;
 		}
 		/*
@@ -1371,9 +1496,13 @@ static bool seal_handle(const void *handle)
  */
 SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 {
+	struct shared_site shared_sites[NR_SHARED_REPORTED];
+	char name[sizeof(objects->name)];
 	const void *id = object_identity(d);
 	struct table_scan ts;
 	struct find_segs fs;
+	bool rising;
+	long shared;
 	struct sk_object *o;
 	int i;
 
@@ -1412,18 +1541,22 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
 				       SK_STUCK_FRESH);
 	scan_table(o->start, o->stop, &ts);
-	if (!ts.sorted)
-		sort_entries(o->start, o->stop);
+	rising = ts.sorted ? ts.rising : sort_entries(o->start, o->stop);
+	shared = check_shared_sites(o->start, o->stop, rising, shared_sites);
 	o->next = objects;
 	objects = o;
 	/*
 	 * Every site in one executable segment and every key as built: no
 	 * site needs a look.  Otherwise each one is checked.
 	 */
-	if (!ts.sorted || ts.changed || (ts.lo <= ts.hi &&
+	if (!ts.sorted || ts.changed || shared || (ts.lo <= ts.hi &&
 	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
 		sync_object(o);
+	if (shared)	/* said unlocked, when o may be gone */
+		memcpy(name, o->name, sizeof(name));
 	__jump_label_unlock();
+	if (shared)
+		report_shared_sites(name, shared, shared_sites);
 
 	if (d->param_start != d->param_stop)
 		__sk_params_register_object(d->param_start, d->param_stop,

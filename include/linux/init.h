@@ -9,6 +9,12 @@
 
 #include <statickeys/export.h>
 #include <statickeys/object.h>
+#include <statickeys/sections.h>
+
+#if defined(__SK_NO_RETAIN) && !defined(__CHECKER__)
+#error "boot parameters need __attribute__((retain)) (GCC 11, clang 13 or later): without it the linker's --gc-sections may drop __sk_setup and no handler would ever run"
+#endif
+
 #include <linux/kstrtox.h>
 
 #ifndef __cplusplus
@@ -58,8 +64,8 @@ struct obs_kernel_param {
  */
 #define __setup_param(str, unique_id, fn, early)			\
 	static struct obs_kernel_param __sk_paste(__sk_setup_, unique_id) \
-	__attribute__((used, section(__SK_SETUP_SECTION),		\
-		       aligned(sizeof(void *)))) =			\
+	__sk_retain __attribute__((section(__SK_SETUP_SECTION),	\
+				   aligned(sizeof(void *)))) =	\
 		{ str, fn, early }
 
 /*

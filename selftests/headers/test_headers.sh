@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 headers=$(cd "$srctree/include" && ls linux/*.h statickeys/*.h)
 set -- $headers
-tap_plan $(($# * 2))
+tap_plan $(($# * 2 + 1))
 for h in $headers; do
 	printf '#include <%s>\n' "$h" > "$tmp/h.c"
 	cp "$tmp/h.c" "$tmp/h.cc"
@@ -19,4 +19,14 @@ for h in $headers; do
 		-o "$tmp/h.o" > "$tmp/err" 2>&1
 	tap_ok $? "C++: <$h> compiles alone"; [ -s "$tmp/err" ] && tap_diag < "$tmp/err"
 done
+
+# C++11 is the oldest C++ the README promises: every header at once, and a
+# site, a key and a boot parameter in an inline function.
+{ printf '#include <stdlib.h>\n'; printf '#include <%s>\n' $headers
+  printf 'DEFINE_STATIC_KEY_FALSE(k);\ninline int f() { return static_branch_unlikely(&k); }\n'
+  printf 'static int p(char *) { return f(); }\nearly_param("p", p);\n'; } > "$tmp/all.cc"
+$CXX -std=c++11 -Wall -Wextra -Werror $SK_CPPFLAGS -c "$tmp/all.cc" \
+	-o "$tmp/h.o" > "$tmp/err" 2>&1
+tap_ok $? "C++11: every header together, with a site in an inline function"
+[ -s "$tmp/err" ] && tap_diag < "$tmp/err"
 tap_exit

@@ -9,8 +9,12 @@
 extern "C" {
 #endif
 
-DECLARE_STATIC_KEY_FALSE(tc_lib_key);
-int tc_lib_site(void);
+/* Exported even when the objects are built with -fvisibility=hidden. */
+#define TC_API	__attribute__((visibility("default")))
+
+TC_API DECLARE_STATIC_KEY_FALSE(tc_lib_key);
+TC_API int tc_lib_site(void);
+int tc_unused_site(void);		/* tc_unused.c, never linked */
 
 #ifdef __cplusplus
 }

@@ -6,9 +6,9 @@
 #include <linux/jump_label.h>
 #include "tc.h"
 
-DEFINE_STATIC_KEY_FALSE(tc_lib_key);
+TC_API DEFINE_STATIC_KEY_FALSE(tc_lib_key);
 
-int tc_lib_site(void)
+TC_API int tc_lib_site(void)
 {
 	return static_branch_unlikely(&tc_lib_key) ? 1 : 0;
 }

@@ -2,8 +2,10 @@
 /*
  * One program for every compiler and linker the toolchain tests try (C and
  * C++, gcc and clang, bfd, gold and lld): its own keys, a key of the shared
- * object tc_lib.so, and a read-only key.  It prints what its sites return
- * before and after flipping every key; the script compares the lines.
+ * object tc_lib.so, a read-only key and a boot parameter.  It prints what
+ * its sites return before and after flipping every key; the script compares
+ * the lines.  The same program is linked in every linker mode the tests
+ * try (--gc-sections, --icf=all, -z separate-code, ld -r...).
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,12 +15,31 @@
 #include <statickeys/statickeys.h>
 #include "tap.h"
 #include "tc.h"
+/* Last: its empty __init would eat a field of glibc's <stdlib.h>. */
+#include <linux/init.h>
 
 DEFINE_STATIC_KEY_TRUE(tc_true);
 DEFINE_STATIC_KEY_FALSE(tc_false);
 DEFINE_STATIC_KEY_FALSE_RO(tc_ro);
 DEFINE_STATIC_KEY_ARRAY_FALSE(tc_arr, 4);	/* a key at symbol + offset */
 
+/*
+ * Set by tc_param=, which the script puts on the command line: __sk_setup
+ * survived the link (lld --gc-sections drops a table nothing refers to).
+ */
+static int tc_param_seen;
+
+static int tc_param(char *val)
+{
+	tc_param_seen = val && val[0] == '1';
+	return 0;
+}
+early_param("tc_param", tc_param);
+
+/*
+ * site_false, site_lib, site_ro and site_arr differ only in their key:
+ * identical code folding (--icf=all) must not make them one site.
+ */
 #define SITE(name, expr)					\
 	static __attribute__((noinline)) int name(void)		\
 	{							\
@@ -53,7 +74,7 @@ int main(void)
 	static_branch_enable(&tc_arr[2]);
 	static_branch_enable(&tc_lib_key);
 	show("flipped");
-	printf("err=%d\n", statickeys_last_error());
+	printf("err=%d param=%d\n", statickeys_last_error(), tc_param_seen);
 	static_branch_enable(&tc_ro);
 	printf("ro refused=%d site=%d store=%s\n",
 	       statickeys_last_error() == EPERM, site_ro(),

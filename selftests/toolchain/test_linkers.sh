@@ -3,9 +3,11 @@
 # Against an installed library (make install DESTDIR=...): pkg-config's
 # output is repeatable and order-independent; a program and a shared object
 # linked with bfd, gold and lld, the pkg-config flags given twice as in an
-# ordinary Makefile, patch their sites and seal their read-only key; and
-# the installed configuration leaves a compiler without asm goto the
-# fallback instead of forcing CONFIG_JUMP_LABEL on it.
+# ordinary Makefile, patch their sites and seal their read-only key; the
+# same in every linker mode of tc_modes below (garbage collection,
+# identical code folding, partial links, archives, versions...); and the
+# installed configuration leaves a compiler without asm goto or without
+# SHF_GNU_RETAIN the fallback instead of forcing CONFIG_JUMP_LABEL on it.
 . "$srctree/selftests/lib/tap.sh"
 . "$srctree/selftests/toolchain/toolchain.sh"
 tmp=$(mktemp -d)
@@ -13,8 +15,23 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/dest
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
-tap_plan $((4 + 2 * 3 + 3))
-sk_skip_if_sanitized $((4 + 2 * 3 + 3))
+# Linker modes: NAME, the linkers that have it, then the flags (or, after
+# "how=", a tc_build way).  Documentation/tools.rst has the table.
+tc_modes='gc	bfd gold lld	-ffunction-sections -fdata-sections -Wl,--gc-sections
+icf	gold lld	-ffunction-sections -Wl,--icf=all
+as-needed	bfd gold lld	-Wl,--as-needed
+separate-code	bfd lld	-Wl,-z,separate-code
+relro-now	bfd gold lld	-Wl,-z,relro,-z,now
+hidden	bfd gold lld	-fvisibility=hidden
+no-plt	bfd gold lld	-fno-plt
+ld-r	bfd gold lld	how=partial
+ld-r-gc	bfd gold lld	-ffunction-sections -Wl,--gc-sections how=partial
+archive	bfd gold lld	-ffunction-sections -Wl,--gc-sections how=archive
+versions	bfd gold lld	how=versions'
+nmodes=$(echo "$tc_modes" | awk -F'\t' '{ n += split($2, l, " ") } END { print n }')
+
+tap_plan $((4 + 2 * 3 + 2 * nmodes + 5))
+sk_skip_if_sanitized $((4 + 2 * 3 + 2 * nmodes + 5))
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$srctree" O="$objtree" \
 	ARCH="${ARCH:-$SRCARCH}" DESTDIR="$dest" PREFIX=/usr install \
 	> "$tmp/install.log" 2>&1
@@ -35,7 +52,8 @@ sorted() { tr ' ' '\n' | grep . | sort; }
 tap_ok $([ "$(echo "$a" | sorted)" = "$(echo "$c" | sorted)" ]; echo $?) \
 	"pkg-config --libs --cflags gives the same flags"
 
-cc=$(sk_compiler gcc)
+# The compiler of this configuration: gcc, or clang when it is LLVM=1's.
+case $CC in *clang*) cc=$(sk_compiler clang) ;; *) cc=$(sk_compiler gcc) ;; esac
 flags="$a -Wl,-rpath,$dest/usr/lib"
 for ld in $(sk_linkers); do
 	d=$tmp/$ld
@@ -51,6 +69,22 @@ for ld in $(sk_linkers); do
 	tc_run "$d" "$ld: sites flip, across objects; the _RO key is sealed and write-protected"
 done
 
+# Every mode, with each linker that has it.
+while IFS='	' read -r mode lds mflags; do
+	how=
+	case $mflags in *how=*) how=${mflags##*how=}; mflags=${mflags%how=*} ;; esac
+	for ld in $lds; do
+		d=$tmp/$mode-$ld
+		tc_build "$d" "$cc" "-O2 $mflags $flags $(sk_linker_flags "$ld")" "$flags" "$how"
+		rc=$?
+		tap_diag < "$d/cc.log"
+		tap_ok $rc "$mode, $ld (${cc%% *}): links ($mflags${how:+how=$how})"
+		tc_run "$d" "$mode, $ld: sites flip, boot parameters run, the _RO key is sealed"
+	done
+done <<EOF
+$tc_modes
+EOF
+
 # A compiler without asm goto (clang before 9): the installed configuration
 # must not define CONFIG_JUMP_LABEL for it, and the fallback must work.
 old=$(sk_compiler clang)
@@ -59,6 +93,19 @@ printf '#include <linux/jump_label.h>\n#ifdef CONFIG_JUMP_LABEL\n#error forced\n
 	> "$tmp/old.c"
 $old $a -c "$tmp/old.c" -o "$tmp/old.o" > "$tmp/old.log" 2>&1
 tap_ok $? "the installed config.h leaves CONFIG_JUMP_LABEL off for clang 8"
+tap_diag < "$tmp/old.log"
+# clang 9 to 12 have asm goto but no SHF_GNU_RETAIN: the fallback too.
+c12=$(sk_compiler clang)
+c12="$c12 -U__clang_major__ -D__clang_major__=12 -Wno-builtin-macro-redefined"
+$c12 $a -c "$tmp/old.c" -o "$tmp/old.o" > "$tmp/old.log" 2>&1
+tap_ok $? "and for clang 12, which cannot keep __jump_table from --gc-sections"
+tap_diag < "$tmp/old.log"
+# Forced on for clang 12, the build must stop and say why.
+printf '#include <linux/jump_label.h>\n' > "$tmp/forced.c"
+$c12 -DCONFIG_JUMP_LABEL=1 $a -c "$tmp/forced.c" -o "$tmp/old.o" > "$tmp/old.log" 2>&1
+rc=$?
+tap_ok $([ $rc -ne 0 ] && grep -q 'needs clang 13.*--gc-sections' "$tmp/old.log"; echo $?) \
+	"CONFIG_JUMP_LABEL forced on for clang 12 stops the build, naming --gc-sections"
 tap_diag < "$tmp/old.log"
 d=$tmp/old
 tc_build "$d" "$old" "$flags" "$flags"

@@ -61,26 +61,50 @@ sk_linked_by() {
 tc_src=$srctree/selftests/toolchain
 tc_expect="start true=1 false=0 arr=0 lib=0 libsite=0
 flipped true=0 false=1 arr=1 lib=1 libsite=1
-err=0
+err=0 param=1
 ro refused=1 site=0 store=fault"
 
-# tc_build DIR CC CFLAGS LIBS: build DIR/libtc.so and DIR/tc_prog with the
-# compiler command CC; CFLAGS go before the sources, LIBS after them (as
-# a Makefile's CFLAGS/LDFLAGS and LDLIBS).  The log is DIR/cc.log.
+# tc_build DIR CC CFLAGS LIBS [HOW]: build DIR/libtc.so and DIR/tc_prog
+# with the compiler command CC; CFLAGS go before the sources, LIBS after
+# them (as a Makefile's CFLAGS/LDFLAGS and LDLIBS).  The log is DIR/cc.log.
+# HOW builds them another way:
+#   partial  tc_prog.o goes through a relocatable link (cc -r, ld -r) first
+#   archive  tc_lib.c is a member of the static archive libtc.a, next to
+#            tc_unused.c, which the program does not pull in
+#   versions libtc.so exports its symbols under a version (TC_1)
 tc_build() {
-	local d=$1 cc=$2 cflags=$3 libs=$4
+	local d=$1 cc=$2 cflags=$3 libs=$4 how=${5:-}
+	local prog="$tc_src/tc_prog.c" lib="-L$d -Wl,-rpath,$d -ltc" so=
 	mkdir -p "$d"
-	{ $cc $cflags -fPIC -shared -I"$tc_src" "$tc_src/tc_lib.c" \
-		-o "$d/libtc.so" $libs &&
+	{ case $how in
+	  partial)
+		$cc $cflags -fPIE -I"$tc_src" -I"$srctree/selftests/lib" \
+			-c "$prog" -o "$d/tc_prog.o" &&
+		# Only the linker choice: the rest is for the final link.
+		$cc $(printf '%s\n' $cflags | grep -E '^-(fuse-ld=|B)') -r \
+			-nostdlib "$d/tc_prog.o" -o "$d/tc_prog_r.o" &&
+		prog=$d/tc_prog_r.o ;;
+	  archive)
+		$cc $cflags -fPIE -I"$tc_src" -c "$tc_src/tc_lib.c" -o "$d/tc_lib.o" &&
+		$cc $cflags -fPIE -I"$tc_src" -c "$tc_src/tc_unused.c" -o "$d/tc_unused.o" &&
+		${AR:-ar} rcs "$d/libtc.a" "$d/tc_lib.o" "$d/tc_unused.o" &&
+		lib=$d/libtc.a ;;
+	  versions)
+		printf 'TC_1 { global: tc_lib_key; tc_lib_site; local: *; };\n' \
+			> "$d/tc.map"
+		so=-Wl,--version-script="$d/tc.map" ;;
+	  esac &&
+	  { [ "$how" = archive ] ||
+	    $cc $cflags -fPIC -shared $so -I"$tc_src" "$tc_src/tc_lib.c" \
+		-o "$d/libtc.so" $libs; } &&
 	  $cc $cflags -fPIE -pie -I"$tc_src" -I"$srctree/selftests/lib" \
-		"$tc_src/tc_prog.c" -o "$d/tc_prog" -L"$d" -Wl,-rpath,"$d" \
-		-ltc $libs; } > "$d/cc.log" 2>&1
+		"$prog" -o "$d/tc_prog" $lib $libs; } > "$d/cc.log" 2>&1
 }
 
 # tc_run DIR WHAT: run DIR/tc_prog (under RUNNER) and check what it prints.
 tc_run() {
 	local d=$1 out rc
-	out=$($RUNNER "$d/tc_prog" 2>"$d/err.log")
+	out=$(STATICKEYS_CMDLINE=tc_param=1 $RUNNER "$d/tc_prog" 2>"$d/err.log")
 	rc=$?
 	if [ $rc -ne 0 ] || [ "$out" != "$tc_expect" ]; then
 		echo "$out" | tap_diag

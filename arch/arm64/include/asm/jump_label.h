@@ -10,6 +10,8 @@
 #error "arch/arm64/include/asm/jump_label.h is for arm64 targets: check ARCH= and the include path"
 #endif
 
+#include <statickeys/sections.h>
+
 #define HAVE_ARCH_JUMP_LABEL		1
 #define HAVE_JUMP_LABEL_BATCH		1
 #define JUMP_LABEL_NOP_SIZE		4
@@ -34,6 +36,10 @@
  *       loader relocates, so a site may name a key of another shared object.
  * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
  * @jump: 1 to emit B, 0 for NOP: the site's state at build time.
+ *
+ * The site is local label 1 and its entry label 3: the section directives
+ * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
+ * entry from --gc-sections and put it in the function's COMDAT group (C++).
  */
 #define __sk_arch_branch(key, branch, jump) ({				\
 	__label__ __sk_l_yes, __sk_l_out;				\
@@ -44,11 +50,11 @@
 		".else\n\t"						\
 		"nop\n\t"						\
 		".endif\n\t"						\
-		".pushsection __jump_table, \"aw\"\n\t"			\
-		".balign 8\n\t"						\
-		".long 1b - ., %l[__sk_l_yes] - .\n\t"			\
+		__SK_JUMP_TABLE_PUSHSECTION				\
+		".balign 8\n"						\
+		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
 		".quad %c0 + %c1\n\t"					\
-		".popsection"						\
+		__SK_JUMP_TABLE_POPSECTION				\
 		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
 		: : __sk_l_yes);					\
 	__sk_ret = false;						\

@@ -10,6 +10,8 @@
 #error "arch/x86/include/asm/jump_label.h is for x86-64 targets: check ARCH= and the include path"
 #endif
 
+#include <statickeys/sections.h>
+
 #define HAVE_ARCH_JUMP_LABEL		1
 #define HAVE_JUMP_LABEL_BATCH		1
 #define JUMP_LABEL_NOP_SIZE		5
@@ -44,6 +46,10 @@
  * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
  * @jump: 1 to emit the JMP, 0 for the NOP: the site's state at build time.
  *
+ * The site is local label 1 and its entry label 3: the section directives
+ * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
+ * entry from --gc-sections and put it in the function's COMDAT group (C++).
+ *
  * A statement expression rather than an inline function, so that the
  * operands are constants even at -O0.
  */
@@ -58,11 +64,11 @@
 		".else\n\t"						\
 		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
 		".endif\n\t"						\
-		".pushsection __jump_table, \"aw\"\n\t"			\
-		".balign 8\n\t"						\
-		".long 1b - ., %l[__sk_l_yes] - .\n\t"			\
+		__SK_JUMP_TABLE_PUSHSECTION				\
+		".balign 8\n"						\
+		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
 		".quad " __SK_KEY_ASM " + %c1\n\t"			\
-		".popsection"						\
+		__SK_JUMP_TABLE_POPSECTION				\
 		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
 		: : __sk_l_yes);					\
 	__sk_ret = false;						\
