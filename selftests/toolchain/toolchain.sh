@@ -13,17 +13,36 @@ aarch64) sk_native=arm64 ;;
 esac
 if [ "$SRCARCH" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
 
-sk_compilers() { echo gcc g++ clang clang++; }
+# musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
+# set-up in Debian: its one compiler is CC.
+sk_compilers() {
+	if [ "$SK_LIBC" = musl ]; then echo "$CC"; else echo gcc g++ clang clang++; fi
+}
+# The C compiler of the build's C library.
+sk_c_compiler() { set -- $(sk_compilers); echo "$1"; }
 
 # sk_compiler NAME: the command line of gcc, g++, clang or clang++ that
 # builds for SRCARCH.
 sk_compiler() {
+	if [ "$SK_LIBC" = musl ]; then echo "$CC"; return; fi
 	case $1 in
 	gcc|g++) echo "$sk_prefix$1" ;;
 	clang|clang++)
 		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple"
 		else echo "$1"; fi ;;
 	esac
+}
+
+# sk_old_compiler: a compiler without asm goto, as a command line, and its
+# name on the next line: clang 8, or for musl its gcc posing as gcc 4.4.
+sk_old_compiler() {
+	if [ "$SK_LIBC" = musl ]; then
+		echo "$CC -U__GNUC__ -D__GNUC__=4 -U__GNUC_MINOR__ -D__GNUC_MINOR__=4 -Wno-builtin-macro-redefined"
+		echo "gcc 4.4"
+	else
+		echo "$(sk_compiler clang) -U__clang_major__ -D__clang_major__=8 -Wno-builtin-macro-redefined"
+		echo "clang 8"
+	fi
 }
 
 # How a program links the library of this build (no linker script).
