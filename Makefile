@@ -33,34 +33,47 @@ quiet = @$(say)
 # ---- architecture ----
 HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH		?= $(HOSTARCH)
-# As in the kernel, ARCH=x86_64 names the x86 tree.
-SRCARCH		:= $(patsubst x86_64,x86,$(ARCH))
-ifeq ($(filter x86 arm64,$(SRCARCH)),)
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64) or ARCH=arm64)
+# As in the kernel, ARCH=x86_64 and ARCH=i386 name the x86 tree (its
+# Kconfig tells the two apart).  BUILDARCH is the one this build is for.
+SRCARCH		:= $(patsubst x86_64,x86,$(patsubst i386,x86,$(ARCH)))
+BUILDARCH	:= $(patsubst x86_64,x86,$(ARCH))
+ifeq ($(filter x86 i386 arm64 riscv arm,$(BUILDARCH)),)
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64), i386, arm64, riscv or arm)
 endif
-# An empty CROSS_COMPILE inherited from a native parent make counts as unset.
-ifeq ($(SRCARCH),arm64)
-ifneq ($(HOSTARCH),arm64)
+# Another architecture than the machine's: Debian's cross compiler, and
+# qemu-user to run what it builds.  An i386 program runs natively on an
+# x86-64 kernel with IA32 emulation (which /proc/sys/abi/vsyscall32 shows),
+# with libc6-i386's loader.  An empty CROSS_COMPILE or RUNNER inherited
+# from a native parent make counts as unset.
+cross_arm64	:= aarch64-linux-gnu
+cross_i386	:= i686-linux-gnu
+cross_riscv	:= riscv64-linux-gnu
+cross_arm	:= arm-linux-gnueabihf
+qemu_arm64	:= qemu-aarch64
+qemu_i386	:= $(if $(filter x86,$(HOSTARCH)),$(if $(wildcard /proc/sys/abi/vsyscall32),,qemu-i386),qemu-i386)
+qemu_riscv	:= qemu-riscv64
+qemu_arm	:= qemu-arm
+ifneq ($(BUILDARCH),$(HOSTARCH))
 ifeq ($(strip $(CROSS_COMPILE)),)
-CROSS_COMPILE	:= aarch64-linux-gnu-
+CROSS_COMPILE	:= $(cross_$(BUILDARCH))-
 endif
 ifeq ($(strip $(RUNNER)),)
-RUNNER		:= qemu-aarch64 -L /usr/aarch64-linux-gnu
-endif
+RUNNER		:= $(if $(qemu_$(BUILDARCH)),$(qemu_$(BUILDARCH)) -L /usr/$(cross_$(BUILDARCH)))
 endif
 endif
 
 # One output directory holds one architecture.  Its objects were built for
 # the ARCH its .config names: building another ARCH there would mix the two.
-built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_ARM64=y$$/arm64/p' \
-		   $(objtree)/.config 2>/dev/null)
+built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_X86_32=y$$/i386/p' \
+		   -e 's/^CONFIG_ARM64=y$$/arm64/p' -e 's/^CONFIG_RISCV=y$$/riscv/p' \
+		   -e 's/^CONFIG_ARM=y$$/arm/p' $(objtree)/.config 2>/dev/null)
 arch_free_goals	:= clean mrproper help check check-fresh check-package \
-		   coccicheck check-cocci check-kernel bench-cocci
-ifneq ($(filter-out $(SRCARCH),$(built_arch)),)
+		   coccicheck check-cocci check-kernel bench-cocci check-arches
+ifneq ($(filter-out $(BUILDARCH),$(built_arch)),)
 ifneq ($(filter-out $(arch_free_goals),$(or $(MAKECMDGOALS),all)),)
-$(error $(O)/ holds an ARCH=$(built_arch) build, not ARCH=$(SRCARCH): \
-run `make O=$(O) ARCH=$(built_arch)`, build ARCH=$(SRCARCH) in another \
-directory (O=build-$(SRCARCH)), or `make O=$(O) mrproper` first)
+$(error $(O)/ holds an ARCH=$(built_arch) build, not ARCH=$(BUILDARCH): \
+run `make O=$(O) ARCH=$(built_arch)`, build ARCH=$(BUILDARCH) in another \
+directory (O=build-$(BUILDARCH)), or `make O=$(O) mrproper` first)
 endif
 endif
 
@@ -76,13 +89,13 @@ KCONFIG_MCONF	?= kconfig-mconf
 KCONFIG_NCONF	?= kconfig-nconf
 PKG_CONFIG	?= pkg-config
 
-export srctree objtree SRCARCH ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
+export srctree objtree SRCARCH BUILDARCH ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
 
 # ---- configuration ----
 KCONFIG_CONFIG	:= $(objtree)/.config
 AUTOCONF	:= $(objtree)/include/generated/autoconf.h
 CONFIG_H	:= $(objtree)/include/statickeys/config.h
-kconfig_env	= cd $(objtree) && srctree=$(srctree) SRCARCH=$(SRCARCH) \
+kconfig_env	= cd $(objtree) && srctree=$(srctree) SRCARCH=$(SRCARCH) ARCH=$(BUILDARCH) \
 		  KCONFIG_CONFIG=$(KCONFIG_CONFIG) \
 		  KCONFIG_AUTOHEADER=$(AUTOCONF) \
 		  KCONFIG_AUTOCONFIG=$(objtree)/include/config/auto.conf
@@ -100,7 +113,8 @@ config_targets	:= defconfig alldefconfig allnoconfig allyesconfig \
 # that would, instead of a later "kconfig-conf: not found".  Packaging
 # builds, whose build dependencies are already there, pass INSTALL_DEPS=true.
 INSTALL_DEPS	?= $(srctree)/scripts/install-deps
-deps-groups	:= build $(if $(filter aarch64-linux-gnu-,$(CROSS_COMPILE)),arm64) \
+deps-groups	:= build $(if $(filter $(cross_$(BUILDARCH))-,$(CROSS_COMPILE)),$(BUILDARCH)) \
+		   $(if $(findstring musl,$(CC)),musl) \
 		   $(if $(C),sparse)
 .PHONY: deps
 deps:
@@ -168,14 +182,20 @@ endif
 
 CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 		   -I$(srctree)/arch/$(SRCARCH)/include -include $(AUTOCONF)
+# A 64-bit off_t on 32-bit targets too: a /proc/self/mem offset is a code
+# address, often above 2 GiB.
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
-		   -pthread $(EXTRA_CFLAGS)
+		   -D_FILE_OFFSET_BITS=64 -pthread $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
-lib-src		:= $(wildcard $(srctree)/kernel/*.c) \
+# The entry path of the kstack consumer (kernel/entry.c, arch/*/entry)
+# exists for x86-64 and arm64 only.
+entry-arch	:= $(filter x86 arm64,$(BUILDARCH))
+lib-src		:= $(filter-out $(if $(entry-arch),,$(srctree)/kernel/entry.c),\
+		   $(wildcard $(srctree)/kernel/*.c)) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c)
+		   $(if $(entry-arch),$(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c))
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
@@ -288,10 +308,12 @@ uninstall:
 # ---- selftests ----
 # Every selftests/<dir>/test_*.c is one TAP program linked with the shared
 # library; selftests/<dir>/Makefile.inc may add objects and rules.
-test-src	:= $(wildcard $(srctree)/selftests/*/test_*.c)
+test-src	:= $(filter-out $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
+		   $(wildcard $(srctree)/selftests/*/test_*.c))
 test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
 # Coccinelle does not depend on the configuration: make check runs it once.
-test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/%,\
+test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/% \
+		   $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
 LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
@@ -315,7 +337,7 @@ selftests: lib $(test-bin) $(selftests-extra)
 run-bin	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(objtree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-bin)),$(test-bin))
 run-sh	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(srctree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-sh)),$(test-sh))
 run-selftests: selftests
-	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(SRCARCH)/$(CHECK_LABEL)" \
+	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(BUILDARCH)/$(CHECK_LABEL)" \
 		$(run-bin) $(run-sh)
 
 # Everything: both architectures, CONFIG_JUMP_LABEL=y and =n, and the

@@ -14,6 +14,10 @@ cat > "$tmp/l.c" <<'X'
 DEFINE_STATIC_KEY_FALSE(kf);
 DEFINE_STATIC_KEY_MAYBE(CONFIG_LAYOUT_ON, kon);
 DEFINE_STATIC_KEY_MAYBE(CONFIG_LAYOUT_OFF, koff);
+#ifdef __i386__
+/* i386 PIC: a call through the PLT needs %ebx set up, before the site. */
+__attribute__((visibility("hidden")))
+#endif
 void body(void);
 void site_unlikely(void) { if (static_branch_unlikely(&kf)) body(); }
 void site_maybe_on(void) { if (static_branch_maybe(CONFIG_LAYOUT_ON, &kon)) body(); }

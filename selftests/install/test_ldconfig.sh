@@ -19,8 +19,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "not root" "make install into /usr/local runs ldconfig"
 	tap_exit
 fi
-if [ "$SRCARCH" != "$host" ]; then
-	tap_skip "ARCH=$SRCARCH is not this machine's" "make install into /usr/local runs ldconfig"
+if [ "${BUILDARCH:-$SRCARCH}" != "$host" ]; then
+	tap_skip "ARCH=${BUILDARCH:-$SRCARCH} is not this machine's" "make install into /usr/local runs ldconfig"
 	tap_exit
 fi
 cat > "$tmp/run.sh" <<'EOS'

@@ -3,15 +3,18 @@
 # architecture.  Sourced after selftests/lib/tap.sh.
 
 # The cross prefix of a build for another architecture, if any.
-case $SRCARCH in
+case ${BUILDARCH:-$SRCARCH} in
 arm64)	sk_triple=aarch64-linux-gnu ;;
+i386)	sk_triple=i686-linux-gnu ;;
+riscv)	sk_triple=riscv64-linux-gnu ;;
+arm)	sk_triple=arm-linux-gnueabihf ;;
 *)	sk_triple=x86_64-linux-gnu ;;
 esac
 case $(uname -m) in
 aarch64) sk_native=arm64 ;;
 *)	 sk_native=x86 ;;
 esac
-if [ "$SRCARCH" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
+if [ "${BUILDARCH:-$SRCARCH}" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
 
 # musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
 # set-up in Debian: its one compiler is CC.
