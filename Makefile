@@ -192,7 +192,10 @@ CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 # The entry path of the kstack consumer (kernel/entry.c, arch/*/entry)
 # exists for x86-64 and arm64 only.
 entry-arch	:= $(filter x86 arm64,$(BUILDARCH))
-lib-src		:= $(filter-out $(if $(entry-arch),,$(srctree)/kernel/entry.c),\
+# Sites of one aligned 32-bit instruction share kernel/jump_label_insn32.c.
+insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
+lib-src		:= $(filter-out $(if $(entry-arch),,$(srctree)/kernel/entry.c) \
+		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
 		   $(if $(entry-arch),$(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c))
@@ -241,7 +244,12 @@ SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
 		   -Wno-flexible-array-sizeof \
 		   -D__CHECKER__ \
-		   -D__$(SRCARCH)__ $(if $(filter x86,$(SRCARCH)),-D__x86_64__ -m64,-D__aarch64__ -m64)
+		   $(sparse_arch_$(BUILDARCH))
+sparse_arch_x86	  := -D__x86_64__ -m64
+sparse_arch_i386  := -D__i386__ -m32
+sparse_arch_arm64 := -D__aarch64__ -m64
+sparse_arch_riscv := -D__riscv -D__riscv_xlen=64 -m64
+sparse_arch_arm	  := -D__arm__ -m32
 .PHONY: sparse
 ifeq ($(C),2)
 lib: sparse
