@@ -13,8 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/dest
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
-tap_plan $((4 + 2 * 3 + 3))
-sk_skip_if_sanitized $((4 + 2 * 3 + 3))
+set -- $(sk_linkers)
+tap_plan $((4 + 2 * $# + 3))
+sk_skip_if_sanitized $((4 + 2 * $# + 3))
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$srctree" O="$objtree" \
 	ARCH="${ARCH:-$SRCARCH}" DESTDIR="$dest" PREFIX=/usr install \
 	> "$tmp/install.log" 2>&1

@@ -51,7 +51,14 @@ sk_old_compiler() {
 # How a program links the library of this build (no linker script).
 SK_LIBS="-L$objtree -Wl,-rpath,$objtree -lstatickeys"
 
-sk_linkers() { echo bfd gold lld; }
+# gold has no riscv target, and lld 14 no riscv linker relaxation: it
+# cannot link Debian's own Scrt1.o (R_RISCV_ALIGN), let alone a site.
+sk_linkers() {
+	case ${BUILDARCH:-$SRCARCH} in
+	riscv)	echo bfd ;;
+	*)	echo bfd gold lld ;;
+	esac
+}
 
 # sk_linker_flags NAME: the driver flags that link with bfd, gold or lld.
 # A cross gcc looks for ld.lld only under its own prefix: show it lld's
