@@ -192,6 +192,29 @@ static enum poke_method forced_method(void)
 	return POKE_UNSET;
 }
 
+/*
+ * Whether /proc/self/mem shows this process's memory at its own addresses:
+ * under an emulator such as qemu-arm (a 32-bit guest) the descriptor is the
+ * emulator's, whose memory holds the guest's at an offset, and a write
+ * there would land in the emulator.  Only read, so nothing is ever written
+ * through a descriptor that fails this.
+ */
+static bool procmem_is_ours(void)
+{
+	unsigned char direct[sizeof(long)], seen[sizeof(long)];
+	uintptr_t at = (uintptr_t)&probe_fn;
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	bool same;
+
+	if (fd < 0)
+		return false;
+	memcpy(direct, (const void *)at, sizeof(direct));
+	same = pread(fd, seen, sizeof(seen), (off_t)at) == sizeof(seen) &&
+	       !memcmp(direct, seen, sizeof(seen));
+	close(fd);
+	return same;
+}
+
 static void select_method(void)
 {
 	enum poke_method forced = forced_method();
@@ -200,6 +223,8 @@ static void select_method(void)
 	probing = true;
 	for (m = POKE_PROCMEM; m <= POKE_MPROTECT; m++) {
 		if (forced != POKE_UNSET && m != forced)
+			continue;
+		if (m == POKE_PROCMEM && !procmem_is_ours())
 			continue;
 		method = m;
 		if (probe_works())
