@@ -89,7 +89,7 @@ KCONFIG_MCONF	?= kconfig-mconf
 KCONFIG_NCONF	?= kconfig-nconf
 PKG_CONFIG	?= pkg-config
 
-export srctree objtree SRCARCH BUILDARCH ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
+export srctree objtree SRCARCH BUILDARCH ARCH_CFLAGS ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
 
 # ---- configuration ----
 KCONFIG_CONFIG	:= $(objtree)/.config
@@ -184,8 +184,15 @@ CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 		   -I$(srctree)/arch/$(SRCARCH)/include -include $(AUTOCONF)
 # A 64-bit off_t on 32-bit targets too: a /proc/self/mem offset is a code
 # address, often above 2 GiB.
+# What code with sites needs on this architecture, as statickeys.pc's Cflags
+# also say: on arm, gcc's section anchors make a static key's address a
+# register under -fPIC/-fPIE, which asm goto cannot print as a constant
+# ("invalid 'asm'"); -fdata-sections turns them off, and clang, which has
+# no anchors, takes it too (-fno-section-anchors it rejects).
+arch_cflags_arm	:= -fdata-sections
+ARCH_CFLAGS	:= $(arch_cflags_$(BUILDARCH))
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
-		   -D_FILE_OFFSET_BITS=64 -pthread $(EXTRA_CFLAGS)
+		   -D_FILE_OFFSET_BITS=64 -pthread $(ARCH_CFLAGS) $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
@@ -245,11 +252,15 @@ SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-flexible-array-sizeof \
 		   -D__CHECKER__ \
 		   $(sparse_arch_$(BUILDARCH))
+# 32-bit targets read their cross libc's headers (the build machine's are
+# 64-bit only); a 12-byte struct jump_entry is fine there.
 sparse_arch_x86	  := -D__x86_64__ -m64
-sparse_arch_i386  := -D__i386__ -m32
 sparse_arch_arm64 := -D__aarch64__ -m64
 sparse_arch_riscv := -D__riscv -D__riscv_xlen=64 -m64
-sparse_arch_arm	  := -D__arm__ -m32
+sparse_32	  := -m32 -isystem /usr/$(cross_$(BUILDARCH))/include -Wno-ptr-subtraction-blows
+sparse_arch_i386  := -D__i386__ $(sparse_32)
+sparse_arch_arm	  := -D__arm__ -D__ARM_PCS_VFP -D__ARM_ARCH=7 -D__ARM_ARCH_7A__ \
+		     -D__thumb__ -D__thumb2__ $(sparse_32)
 .PHONY: sparse
 ifeq ($(C),2)
 lib: sparse
@@ -273,7 +284,8 @@ $(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@.tmp
+		-e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH_CFLAGS@|$(if $(ARCH_CFLAGS), $(ARCH_CFLAGS))|' \
+		$< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
 		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
 

@@ -53,12 +53,13 @@ if [ "$SK_JUMP_LABEL" != y ]; then
 	done
 	tap_exit
 fi
-$CC -std=gnu11 $SK_CPPFLAGS -O2 -fPIC -c "$tmp/l.c" -o "$tmp/l.o" &&
+$CC $ARCH_CFLAGS -std=gnu11 $SK_CPPFLAGS -O2 -fPIC -c "$tmp/l.c" -o "$tmp/l.o" &&
 	$OBJDUMP -d --no-show-raw-insn "$tmp/l.o" > "$tmp/l.dis"
 case $SRCARCH in
 x86)	nop=nopl; ret=ret; jump_body='^(call|jmp)$' ;;
 arm64)	nop=nop; ret=ret; jump_body='^(bl|b)$' ;;
 riscv)	nop=nop; ret=ret; jump_body='^(auipc|call|tail|jal|j)$' ;;
+arm)	nop=nop.w; ret=bx; jump_body='^(b|b\.w|bl|blx)$' ;;	# Thumb-2
 esac
 
 u=$(insns site_unlikely 2 | tr '\n' ' ')

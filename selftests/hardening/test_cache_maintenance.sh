@@ -44,7 +44,11 @@ riscv)
 	echo "$sync" | grep -Eq 'li[[:space:]]+a0,259$' && echo "$sync" | grep -q 'syscall'
 	tap_ok $? "it makes the riscv_flush_icache system call (259)" ;;
 arm)
-	echo "$sync" | grep -Eq '#983042|0xf0002|#0xf0002' && echo "$sync" | grep -q 'syscall'
+	# 0xf0002 whole, or as mov #2 then movt #15 (the high half).
+	{ echo "$sync" | grep -Eq '#983042|#0xf0002' ||
+	  { echo "$sync" | grep -Eq 'movs?[[:space:]]+r0, #2$' &&
+	    echo "$sync" | grep -Eq 'movt[[:space:]]+r0, #15$'; }; } &&
+		echo "$sync" | grep -q 'syscall'
 	tap_ok $? "it makes the cacheflush system call (0xf0002)" ;;
 esac
 [ "$tap_failed" -ne 0 ] && { echo "$stores"; echo "$sync"; echo "${cc:-}"; } | tap_diag

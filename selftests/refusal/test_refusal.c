@@ -153,7 +153,7 @@ static void find_rf_sites(void)
 	struct jump_entry *stop = (struct jump_entry *)(void *)__stop___jump_table;
 
 	for (; e && e < stop; e++) {
-		if ((e->key & ~7UL) != (uintptr_t)&rf_key.key || nr_rf == MAX_RF)
+		if ((e->key & ~3UL) != (uintptr_t)&rf_key.key || nr_rf == MAX_RF)
 			continue;
 		rf_addr[nr_rf] = (uintptr_t)&e->code + e->code;
 		memcpy(rf_bytes[nr_rf], (void *)rf_addr[nr_rf], SITE_LEN);

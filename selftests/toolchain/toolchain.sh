@@ -16,6 +16,7 @@ aarch64) sk_native=arm64 ;;
 esac
 if [ "${BUILDARCH:-$SRCARCH}" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
 
+
 # musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
 # set-up in Debian: its one compiler is CC.
 sk_compilers() {
@@ -29,10 +30,10 @@ sk_c_compiler() { set -- $(sk_compilers); echo "$1"; }
 sk_compiler() {
 	if [ "$SK_LIBC" = musl ]; then echo "$CC"; return; fi
 	case $1 in
-	gcc|g++) echo "$sk_prefix$1" ;;
+	gcc|g++) echo "$sk_prefix$1 $ARCH_CFLAGS" ;;
 	clang|clang++)
-		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple"
-		else echo "$1"; fi ;;
+		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple $ARCH_CFLAGS"
+		else echo "$1 $ARCH_CFLAGS"; fi ;;
 	esac
 }
 
