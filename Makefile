@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # statickeys: the kernel's static keys as a C library.  Kernel habits:
-#   make [O=dir] [ARCH=x86|arm64] [CROSS_COMPILE=...] [V=1] [W=1|W=e] [C=1|2]
+#   make [O=dir] [ARCH=x86|i386|arm64|riscv|arm] [CROSS_COMPILE=...] [CC=musl-gcc]
+#        [V=1] [W=1|W=e] [C=1|2]
 #   make defconfig | menuconfig | nconfig | olddefconfig | savedefconfig
 #   make check | bench | run | install [DESTDIR= PREFIX=] | uninstall
 # Run `make help` for the list.
@@ -182,8 +183,6 @@ endif
 
 CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 		   -I$(srctree)/arch/$(SRCARCH)/include -include $(AUTOCONF)
-# A 64-bit off_t on 32-bit targets too: a /proc/self/mem offset is a code
-# address, often above 2 GiB.
 # What code with sites needs on this architecture, as statickeys.pc's Cflags
 # also say: on arm, gcc's section anchors make a static key's address a
 # register under -fPIC/-fPIE, which asm goto cannot print as a constant
@@ -191,6 +190,8 @@ CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 # no anchors, takes it too (-fno-section-anchors it rejects).
 arch_cflags_arm	:= -fdata-sections
 ARCH_CFLAGS	:= $(arch_cflags_$(BUILDARCH))
+# A 64-bit off_t on 32-bit targets too: a /proc/self/mem offset is a code
+# address, often above 2 GiB.
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 		   -D_FILE_OFFSET_BITS=64 -pthread $(ARCH_CFLAGS) $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
@@ -366,6 +367,13 @@ check:
 	$(Q)$(srctree)/scripts/install-deps check
 	$(Q)$(srctree)/scripts/check
 
+# The further architectures (i386, riscv, arm) and musl in full: every
+# selftest with CONFIG_JUMP_LABEL=y and =n.  make check runs their core.
+.PHONY: check-arches
+check-arches:
+	$(Q)$(srctree)/scripts/install-deps build arches
+	$(Q)$(srctree)/scripts/check --arches
+
 # ---- the rest ----
 .PHONY: clean mrproper help
 clean:
@@ -379,6 +387,7 @@ help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
+	@echo '                check-arches (i386, riscv, arm and musl in full)'
 	@echo '                stress [STRESS_SECS=20], check-gdb, check-valgrind,'
 	@echo '                check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
@@ -388,7 +397,8 @@ help:
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
 	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
 	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
-	@echo 'Options:        O=dir ARCH=x86|x86_64|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2 -s'
+	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
+	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))
