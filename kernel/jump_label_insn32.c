@@ -53,7 +53,10 @@ int arch_jump_label_decode(const struct jump_entry *entry,
 void arch_jump_label_describe(const struct jump_entry *entry, char *buf,
 			      size_t len)
 {
-	snprintf(buf, len, "%08x", site_word(jump_entry_code(entry)));
+	uintptr_t code = jump_entry_code(entry);
+
+	snprintf(buf, len, "%08x%s", site_word(code),
+		 code & 3 ? " at an address not 4-aligned" : "");
 }
 
 int arch_jump_label_transform_queue(struct jump_entry *entry,
