@@ -32,7 +32,8 @@ endif
 quiet = @$(say)
 
 # ---- architecture ----
-HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+		   -e 's/^i[3-6]86$$/i386/' -e 's/riscv64/riscv/' -e 's/^armv7.*/arm/')
 ARCH		?= $(HOSTARCH)
 # As in the kernel, ARCH=x86_64 and ARCH=i386 name the x86 tree (its
 # Kconfig tells the two apart).  BUILDARCH is the one this build is for.

@@ -14,7 +14,8 @@ if [ -n "${SANITIZE:-}" ]; then
 		"make install into /usr/local runs ldconfig"
 	tap_exit
 fi
-host=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+host=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/^i[3-6]86$/i386/' -e 's/riscv64/riscv/' -e 's/^armv7.*/arm/')
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "not root" "make install into /usr/local runs ldconfig"
 	tap_exit

@@ -12,10 +12,12 @@ arm)	sk_triple=arm-linux-gnueabihf ;;
 esac
 case $(uname -m) in
 aarch64) sk_native=arm64 ;;
+i?86)	 sk_native=i386 ;;
+riscv64) sk_native=riscv ;;
+armv7*)	 sk_native=arm ;;
 *)	 sk_native=x86 ;;
 esac
 if [ "${BUILDARCH:-$SRCARCH}" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
-
 
 # musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
 # set-up in Debian: its one compiler is CC.
