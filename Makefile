@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # statickeys: the kernel's static keys as a C library.  Kernel habits:
-#   make [O=dir] [ARCH=x86|arm64] [CROSS_COMPILE=...] [V=1] [W=1|W=e] [C=1|2]
+#   make [O=dir] [ARCH=x86|i386|arm64|riscv|arm] [CROSS_COMPILE=...] [CC=musl-gcc]
+#        [V=1] [W=1|W=e] [C=1|2]
 #   make defconfig | menuconfig | nconfig | olddefconfig | savedefconfig
 #   make check | bench | run | install [DESTDIR= PREFIX=] | uninstall
 # Run `make help` for the list.
@@ -31,36 +32,50 @@ endif
 quiet = @$(say)
 
 # ---- architecture ----
-HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOSTARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+		   -e 's/^i[3-6]86$$/i386/' -e 's/riscv64/riscv/' -e 's/^armv7.*/arm/')
 ARCH		?= $(HOSTARCH)
-# As in the kernel, ARCH=x86_64 names the x86 tree.
-SRCARCH		:= $(patsubst x86_64,x86,$(ARCH))
-ifeq ($(filter x86 arm64,$(SRCARCH)),)
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64) or ARCH=arm64)
+# As in the kernel, ARCH=x86_64 and ARCH=i386 name the x86 tree (its
+# Kconfig tells the two apart).  BUILDARCH is the one this build is for.
+SRCARCH		:= $(patsubst x86_64,x86,$(patsubst i386,x86,$(ARCH)))
+BUILDARCH	:= $(patsubst x86_64,x86,$(ARCH))
+ifeq ($(filter x86 i386 arm64 riscv arm,$(BUILDARCH)),)
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64), i386, arm64, riscv or arm)
 endif
-# An empty CROSS_COMPILE inherited from a native parent make counts as unset.
-ifeq ($(SRCARCH),arm64)
-ifneq ($(HOSTARCH),arm64)
+# Another architecture than the machine's: Debian's cross compiler, and
+# qemu-user to run what it builds.  An i386 program runs natively on an
+# x86-64 kernel with IA32 emulation (which /proc/sys/abi/vsyscall32 shows),
+# with libc6-i386's loader.  An empty CROSS_COMPILE or RUNNER inherited
+# from a native parent make counts as unset.
+cross_arm64	:= aarch64-linux-gnu
+cross_i386	:= i686-linux-gnu
+cross_riscv	:= riscv64-linux-gnu
+cross_arm	:= arm-linux-gnueabihf
+qemu_arm64	:= qemu-aarch64
+qemu_i386	:= $(if $(filter x86,$(HOSTARCH)),$(if $(wildcard /proc/sys/abi/vsyscall32),,qemu-i386),qemu-i386)
+qemu_riscv	:= qemu-riscv64
+qemu_arm	:= qemu-arm
+ifneq ($(BUILDARCH),$(HOSTARCH))
 ifeq ($(strip $(CROSS_COMPILE)),)
-CROSS_COMPILE	:= aarch64-linux-gnu-
+CROSS_COMPILE	:= $(cross_$(BUILDARCH))-
 endif
 ifeq ($(strip $(RUNNER)),)
-RUNNER		:= qemu-aarch64 -L /usr/aarch64-linux-gnu
-endif
+RUNNER		:= $(if $(qemu_$(BUILDARCH)),$(qemu_$(BUILDARCH)) -L /usr/$(cross_$(BUILDARCH)))
 endif
 endif
 
 # One output directory holds one architecture.  Its objects were built for
 # the ARCH its .config names: building another ARCH there would mix the two.
-built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_ARM64=y$$/arm64/p' \
-		   $(objtree)/.config 2>/dev/null)
+built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_X86_32=y$$/i386/p' \
+		   -e 's/^CONFIG_ARM64=y$$/arm64/p' -e 's/^CONFIG_RISCV=y$$/riscv/p' \
+		   -e 's/^CONFIG_ARM=y$$/arm/p' $(objtree)/.config 2>/dev/null)
 arch_free_goals	:= clean mrproper help check check-fresh check-package \
-		   coccicheck check-cocci check-kernel bench-cocci
-ifneq ($(filter-out $(SRCARCH),$(built_arch)),)
+		   coccicheck check-cocci check-kernel bench-cocci check-arches
+ifneq ($(filter-out $(BUILDARCH),$(built_arch)),)
 ifneq ($(filter-out $(arch_free_goals),$(or $(MAKECMDGOALS),all)),)
-$(error $(O)/ holds an ARCH=$(built_arch) build, not ARCH=$(SRCARCH): \
-run `make O=$(O) ARCH=$(built_arch)`, build ARCH=$(SRCARCH) in another \
-directory (O=build-$(SRCARCH)), or `make O=$(O) mrproper` first)
+$(error $(O)/ holds an ARCH=$(built_arch) build, not ARCH=$(BUILDARCH): \
+run `make O=$(O) ARCH=$(built_arch)`, build ARCH=$(BUILDARCH) in another \
+directory (O=build-$(BUILDARCH)), or `make O=$(O) mrproper` first)
 endif
 endif
 
@@ -76,13 +91,13 @@ KCONFIG_MCONF	?= kconfig-mconf
 KCONFIG_NCONF	?= kconfig-nconf
 PKG_CONFIG	?= pkg-config
 
-export srctree objtree SRCARCH ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
+export srctree objtree SRCARCH BUILDARCH ARCH_CFLAGS ARCH CROSS_COMPILE CC CXX OBJDUMP NM READELF RUNNER Q
 
 # ---- configuration ----
 KCONFIG_CONFIG	:= $(objtree)/.config
 AUTOCONF	:= $(objtree)/include/generated/autoconf.h
 CONFIG_H	:= $(objtree)/include/statickeys/config.h
-kconfig_env	= cd $(objtree) && srctree=$(srctree) SRCARCH=$(SRCARCH) \
+kconfig_env	= cd $(objtree) && srctree=$(srctree) SRCARCH=$(SRCARCH) ARCH=$(BUILDARCH) \
 		  KCONFIG_CONFIG=$(KCONFIG_CONFIG) \
 		  KCONFIG_AUTOHEADER=$(AUTOCONF) \
 		  KCONFIG_AUTOCONFIG=$(objtree)/include/config/auto.conf
@@ -100,7 +115,8 @@ config_targets	:= defconfig alldefconfig allnoconfig allyesconfig \
 # that would, instead of a later "kconfig-conf: not found".  Packaging
 # builds, whose build dependencies are already there, pass INSTALL_DEPS=true.
 INSTALL_DEPS	?= $(srctree)/scripts/install-deps
-deps-groups	:= build $(if $(filter aarch64-linux-gnu-,$(CROSS_COMPILE)),arm64) \
+deps-groups	:= build $(if $(filter $(cross_$(BUILDARCH))-,$(CROSS_COMPILE)),$(BUILDARCH)) \
+		   $(if $(findstring musl,$(CC)),musl) \
 		   $(if $(C),sparse)
 .PHONY: deps
 deps:
@@ -170,14 +186,30 @@ endif
 
 CPPFLAGS_SK	:= -I$(objtree)/include -I$(srctree)/include \
 		   -I$(srctree)/arch/$(SRCARCH)/include -include $(AUTOCONF)
+# What code with sites needs on this architecture, as statickeys.pc's Cflags
+# also say: on arm, gcc's section anchors make a static key's address a
+# register under -fPIC/-fPIE, which asm goto cannot print as a constant
+# ("invalid 'asm'"); -fdata-sections turns them off, and clang, which has
+# no anchors, takes it too (-fno-section-anchors it rejects).
+arch_cflags_arm	:= -fdata-sections
+ARCH_CFLAGS	:= $(arch_cflags_$(BUILDARCH))
+# A 64-bit off_t on 32-bit targets too: a /proc/self/mem offset is a code
+# address, often above 2 GiB.
 CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
-		   -pthread $(EXTRA_CFLAGS)
+		   -D_FILE_OFFSET_BITS=64 -pthread $(ARCH_CFLAGS) $(EXTRA_CFLAGS)
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
-lib-src		:= $(wildcard $(srctree)/kernel/*.c) \
+# The entry path of the kstack consumer (kernel/entry.c, arch/*/entry)
+# exists for x86-64 and arm64 only.
+entry-arch	:= $(filter x86 arm64,$(BUILDARCH))
+# Sites of one aligned 32-bit instruction share kernel/jump_label_insn32.c.
+insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
+lib-src		:= $(filter-out $(if $(entry-arch),,$(srctree)/kernel/entry.c) \
+		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
+		   $(wildcard $(srctree)/kernel/*.c)) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c)
+		   $(if $(entry-arch),$(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c))
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
@@ -223,7 +255,16 @@ SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
 		   -Wno-flexible-array-sizeof \
 		   -D__CHECKER__ \
-		   -D__$(SRCARCH)__ $(if $(filter x86,$(SRCARCH)),-D__x86_64__ -m64,-D__aarch64__ -m64)
+		   $(sparse_arch_$(BUILDARCH))
+# 32-bit targets read their cross libc's headers (the build machine's are
+# 64-bit only); a 12-byte struct jump_entry is fine there.
+sparse_arch_x86	  := -D__x86_64__ -m64
+sparse_arch_arm64 := -D__aarch64__ -m64
+sparse_arch_riscv := -D__riscv -D__riscv_xlen=64 -m64
+sparse_32	  := -m32 -isystem /usr/$(cross_$(BUILDARCH))/include -Wno-ptr-subtraction-blows
+sparse_arch_i386  := -D__i386__ $(sparse_32)
+sparse_arch_arm	  := -D__arm__ -D__ARM_PCS_VFP -D__ARM_ARCH=7 -D__ARM_ARCH_7A__ \
+		     -D__thumb__ -D__thumb2__ $(sparse_32)
 .PHONY: sparse
 ifeq ($(C),2)
 lib: sparse
@@ -247,7 +288,8 @@ $(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@.tmp
+		-e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH_CFLAGS@|$(if $(ARCH_CFLAGS), $(ARCH_CFLAGS))|' \
+		$< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
 		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
 
@@ -290,11 +332,13 @@ uninstall:
 # ---- selftests ----
 # Every selftests/<dir>/test_*.c is one TAP program linked with the shared
 # library; selftests/<dir>/Makefile.inc may add objects and rules.
-test-src	:= $(wildcard $(srctree)/selftests/*/test_*.c)
+test-src	:= $(filter-out $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
+		   $(wildcard $(srctree)/selftests/*/test_*.c))
 test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
 # Coccinelle and the source tree's own checks do not depend on the
 # configuration: make check runs them once.
-test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/% $(srctree)/selftests/tree/%,\
+test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/% $(srctree)/selftests/tree/% \
+		   $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
 LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
@@ -318,7 +362,7 @@ selftests: lib $(test-bin) $(selftests-extra)
 run-bin	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(objtree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-bin)),$(test-bin))
 run-sh	= $(if $(SELFTESTS_ONLY),$(filter $(patsubst %,$(srctree)/selftests/%/%,$(SELFTESTS_ONLY)),$(test-sh)),$(test-sh))
 run-selftests: selftests
-	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(SRCARCH)/$(CHECK_LABEL)" \
+	$(Q)$(srctree)/scripts/run-tests -p "$(RUNNER)" -t "$(BUILDARCH)/$(CHECK_LABEL)" \
 		$(run-bin) $(run-sh)
 
 # Everything: both architectures, CONFIG_JUMP_LABEL=y and =n, and the
@@ -326,6 +370,13 @@ run-selftests: selftests
 check:
 	$(Q)$(srctree)/scripts/install-deps check
 	$(Q)$(srctree)/scripts/check
+
+# The further architectures (i386, riscv, arm) and musl in full: every
+# selftest with CONFIG_JUMP_LABEL=y and =n.  make check runs their core.
+.PHONY: check-arches
+check-arches:
+	$(Q)$(srctree)/scripts/install-deps build arches
+	$(Q)$(srctree)/scripts/check --arches
 
 # ---- the rest ----
 .PHONY: clean mrproper help
@@ -340,6 +391,7 @@ help:
 	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
+	@echo '                check-arches (i386, riscv, arm and musl in full)'
 	@echo '                stress [STRESS_SECS=20 STRESS_COUNTS=20], check-gdb, check-valgrind,'
 	@echo '                check SANITIZE=address,undefined|thread'
 	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
@@ -349,7 +401,8 @@ help:
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
 	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
 	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
-	@echo 'Options:        O=dir ARCH=x86|x86_64|arm64 CROSS_COMPILE= LLVM=1 V=1 W=1|e C=1|2 -s'
+	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
+	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))

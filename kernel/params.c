@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include <linux/init.h>
 #include <statickeys/cmdline.h>
@@ -534,34 +534,45 @@ static void sk_object_put(struct sk_object *obj)
 		sk_object_free(obj);
 }
 
-/* The loader's record of the object holding @addr, or NULL. */
-static struct link_map *sk_link_map(const void *addr)
+/*
+ * The loader's base address and name of the object holding @addr; false if
+ * the loader does not know it (a static program).  Plain dladdr(), which
+ * glibc and musl both have (glibc's dladdr1(RTLD_DL_LINKMAP) is not in
+ * musl); it takes the loader's lock.
+ */
+static bool sk_loaded_object(const void *addr, Dl_info *info)
 {
-	struct link_map *map = NULL;
-	Dl_info info;
+	return dladdr(addr, info) && info->dli_fname;
+}
 
-	if (!dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP))
-		return NULL;
-	return map;
+/* Whether @info and the object holding @addr are one object. */
+static bool sk_same_object(const Dl_info *info, const void *addr)
+{
+	Dl_info other;
+
+	return sk_loaded_object(addr, &other) &&
+	       other.dli_fbase == info->dli_fbase;
 }
 
 /*
- * What keeps @start's object mapped: NULL for the main program, which is
- * never unloaded, and for this library, whose code is running anyway;
- * else its path as the loader knows it (l_name), which
- * dlopen(RTLD_NOLOAD) finds without opening a file.  Called before any
- * lock of ours is taken: dladdr1() takes the loader's lock.  An address
- * the loader does not know (a static program) counts as the main program.
+ * What keeps @start's object mapped: NULL for the main program (the object
+ * holding the entry point, AT_ENTRY), which is never unloaded, and for
+ * this library, whose code is running anyway; else its path as the loader
+ * knows it, which dlopen(RTLD_NOLOAD) finds without opening a file.  Called
+ * before any lock of ours is taken: dladdr() takes the loader's lock.  An
+ * address the loader does not know (a static program) counts as the main
+ * program.
  */
 static int sk_pin_name(const void *start, char **pin)
 {
-	struct link_map *map = sk_link_map(start);
+	Dl_info obj;
 
 	*pin = NULL;
-	if (!map || !map->l_name || !map->l_name[0] ||
-	    map == sk_link_map((const void *)sk_link_map))
+	if (!sk_loaded_object(start, &obj) || !obj.dli_fname[0] ||
+	    sk_same_object(&obj, (const void *)getauxval(AT_ENTRY)) ||
+	    sk_same_object(&obj, (const void *)sk_pin_name))
 		return 0;
-	*pin = strdup(map->l_name);
+	*pin = strdup(obj.dli_fname);
 	return *pin ? 0 : -ENOMEM;
 }
 

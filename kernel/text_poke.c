@@ -237,6 +237,30 @@ static int open_mem(void)
 	return 0;
 }
 
+/*
+ * Whether /proc/self/mem shows another address space than this process's
+ * at its own addresses: under an emulator such as qemu-arm (a 32-bit guest)
+ * the descriptor is the emulator's, whose memory holds the guest's at an
+ * offset, and a write there would land in the emulator.  Only read, so
+ * nothing is ever written through such a descriptor.  A file that cannot
+ * be opened or read tells nothing (a privilege drop may be undone).
+ */
+static bool procmem_elsewhere(void)
+{
+	unsigned char direct[sizeof(long)], seen[sizeof(long)];
+	uintptr_t at = (uintptr_t)&probe_fn;
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	bool other;
+
+	if (fd < 0)
+		return false;
+	memcpy(direct, (const void *)at, sizeof(direct));
+	other = pread(fd, seen, sizeof(seen), (off_t)at) == sizeof(seen) &&
+		memcmp(direct, seen, sizeof(seen));
+	close(fd);
+	return other;
+}
+
 /* The address a queue record starts with. */
 static uintptr_t rec_addr(const char *rec)
 {
@@ -464,6 +488,8 @@ static enum poke_method forced_method(void)
 /* Whether @m may be tried: allowed, and not known to have no effect here. */
 static bool candidate(enum poke_method m, enum poke_method forced)
 {
+	if (m == POKE_PROCMEM && verdicts[m] == V_UNKNOWN && procmem_elsewhere())
+		verdicts[m] = V_NO_EFFECT;
 	return (forced == POKE_UNSET || m == forced) &&
 	       verdicts[m] != V_NO_EFFECT;
 }

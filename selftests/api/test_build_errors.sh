@@ -9,8 +9,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # try LANG EXPECT DESCRIPTION: compile stdin; EXPECT is "ok" or "fail".
 try() {
-	local lang=$1 expect=$2 desc=$3 src=$tmp/t.c cc=$CC std=-std=gnu11 rc
-	if [ "$lang" = c++ ]; then src=$tmp/t.cc; cc=$CXX; std=-std=gnu++17; fi
+	local lang=$1 expect=$2 desc=$3 src=$tmp/t.c cc="$CC $ARCH_CFLAGS" std=-std=gnu11 rc
+	if [ "$lang" = c++ ]; then src=$tmp/t.cc; cc="$CXX $ARCH_CFLAGS"; std=-std=gnu++17; fi
 	cat > "$src"
 	$cc $std $SK_CPPFLAGS -O2 -c "$src" -o "$tmp/t.o" > "$tmp/err" 2>&1
 	rc=$?

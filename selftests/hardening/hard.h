@@ -16,13 +16,10 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include "arch.h"
 #include "tap.h"
 
-#if defined(__x86_64__)
-#define HARD_AUDIT_ARCH		AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define HARD_AUDIT_ARCH		AUDIT_ARCH_AARCH64
-#endif
+#define HARD_AUDIT_ARCH		SK_TEST_AUDIT_ARCH
 
 /*
  * hard_child() - run @fn in a child that SIGALRM kills after @secs.

@@ -13,6 +13,7 @@
 
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
+#include "arch.h"
 #include "tap.h"
 
 extern char __start___jump_table[] __attribute__((weak));
@@ -123,7 +124,7 @@ int main(void)
 	int i, n = sizeof(seq) / sizeof(seq[0]), ok = 1;
 
 	tap_plan(3);
-#if !defined(__x86_64__) || !defined(CONFIG_JUMP_LABEL)
+#if !defined(SK_TEST_X86) || !defined(CONFIG_JUMP_LABEL)
 	for (i = 0; i < 3; i++)
 		tap_skip("x86 with CONFIG_JUMP_LABEL=y: 5-byte sites that touch",
 			 "adjacent sites %d", i + 1);

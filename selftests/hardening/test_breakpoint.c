@@ -69,7 +69,7 @@ int main(void)
 	uint8_t saved;
 
 	tap_plan(5);
-#if !defined(__x86_64__) || !defined(CONFIG_JUMP_LABEL)
+#if !defined(SK_TEST_X86) || !defined(CONFIG_JUMP_LABEL)
 	for (int i = 0; i < 5; i++)
 		tap_skip(IS_ENABLED(CONFIG_JUMP_LABEL) ?
 			 "x86 only: an arm64 breakpoint replaces the whole instruction" :

@@ -22,7 +22,7 @@
 /* The library's hidden test hooks (kernel/internal.h). */
 extern void (*sk_test_step_hook)(int step);
 extern int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 extern unsigned long sk_trap_emulations, sk_stuck_sites;
 #define STEPS	3
 #else
@@ -122,13 +122,13 @@ static void test_steps(void)
 /* ---- a thread that meets a half-written site takes the new path ---- */
 
 static int emul_seen[4];
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 static unsigned long emul_traps[4];
 #endif
 
 static void emul_hook(int step)
 {
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 	unsigned long before = sk_trap_emulations;
 
 	emul_seen[step] = run_in_thread(run_emul);
@@ -146,7 +146,7 @@ static void test_emulation(void)
 	static_branch_enable(&k_emul);
 	sk_test_step_hook = NULL;
 	for (step = 1; step <= STEPS; step++) {
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 		bool trapped = step < 3;
 
 		tap_ok(emul_seen[step] == 1 && (emul_traps[step] == 1) == trapped,
@@ -219,7 +219,7 @@ static int fail_child(void *arg)
 			bad |= 1 << 1;
 	if (sites_now() != before)
 		bad |= 1 << 2;
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 	if (all) {
 		/* Stuck: emulated, and refused while writes still fail. */
 		if (!sk_stuck_sites)
@@ -244,7 +244,7 @@ static int fail_child(void *arg)
 	spin_end();
 	if (statickeys_last_error() || sites_now() != (before ^ 7))
 		bad |= 1 << 7;
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 	{
 		unsigned long traps = sk_trap_emulations;
 
@@ -257,7 +257,7 @@ static int fail_child(void *arg)
 	return bad;
 }
 
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 /*
  * Sites stuck in an object that is unregistered stay emulated (at exit the
  * program's own code still runs), and are forgotten when an object is
@@ -375,7 +375,7 @@ static void test_half_way(void)
 		tap_ok(st == 0, "write of %s fails: sites run their old path, key unchanged, EIO (%s)",
 		       cases[i].what, hard_status(st));
 	}
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 	st = hard_child(forget_child, NULL, 20);
 	tap_ok(st == 0, "an unregistered object's stuck sites stay emulated, forgotten when an object registers over them (%s)",
 	       hard_status(st));

@@ -497,7 +497,7 @@ static void test_site_in_signal_handler(void)
 {
 	int st;
 
-#if !defined(__x86_64__) || !defined(CONFIG_JUMP_LABEL)
+#if !defined(SK_TEST_X86) || !defined(CONFIG_JUMP_LABEL)
 	/* (and qemu-user's signal emulation does not survive the storm) */
 	tap_skip("x86 with CONFIG_JUMP_LABEL=y only: no other site ever traps",
 		 "sites run from a signal handler while keys change");

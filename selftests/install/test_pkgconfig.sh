@@ -91,7 +91,7 @@ tap_ok $([ $rc -eq 0 ] && [ -e "$mdest/usr/lib/$triplet/libstatickeys.so.1" ] &&
 	[ "$mlibdir" = "/usr/lib/$triplet" ]; echo $?) \
 	"LIBDIR=/usr/lib/$triplet: library and .pc there, pkg-config says libdir=$mlibdir"
 mincl=$(mpkg --cflags)
-tap_ok $([ "$(echo $mincl)" = "-I/usr/include/statickeys" ]; echo $?) \
+tap_ok $([ "$(echo $mincl)" = "-I/usr/include/statickeys${ARCH_CFLAGS:+ $ARCH_CFLAGS}" ]; echo $?) \
 	"LIBDIR=/usr/lib/$triplet: cflags $mincl"
 sk_make uninstall DESTDIR="$mdest" PREFIX=/usr LIBDIR=/usr/lib/$triplet \
 	> "$tmp/multiarch.log" 2>&1

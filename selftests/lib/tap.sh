@@ -28,6 +28,11 @@ tap_diag() { sed 's/^/# /'; }
 tap_exit() { [ "$tap_failed" -eq 0 ]; exit $?; }
 
 : "${CC:=gcc}" "${CXX:=g++}" "${SRCARCH:=x86}"
+# glibc or musl: the C library CC builds for (scripts/Makefile.uapi).
+: "${SK_LIBC:=glibc}"
+# What a compiler needs for sites on this architecture (the Makefile's
+# ARCH_CFLAGS, also in statickeys.pc's Cflags).
+: "${ARCH_CFLAGS:=}"
 SK_CPPFLAGS="-I$objtree/include -I$srctree/include -I$srctree/arch/$SRCARCH/include -include $objtree/include/generated/autoconf.h"
 # The configuration's own answer, for tests whose expectations depend on it.
 if grep -q '^#define CONFIG_JUMP_LABEL 1' "$objtree/include/generated/autoconf.h" 2>/dev/null; then

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include <statickeys/statickeys.h>
+#include "libc.h"
 #include "objs.h"
 #include "tap.h"
 
@@ -243,8 +244,12 @@ int main(void)
 	/* 10-14: dlclose, then change keys. */
 	ghost_save(&ghost, &l, ps);
 	tap_ok(dlclose(l.h) == 0, "dlclose");
-	tap_ok(stats_are(base.objects, base.sites),
-	       "unregistered: object and site counts are back to the start");
+	if (SK_LIBC_UNLOADS)
+		tap_ok(stats_are(base.objects, base.sites),
+		       "unregistered: object and site counts are back to the start");
+	else
+		tap_skip(SK_LIBC_NAME "'s dlclose() does not unload",
+			 "unregistered: object and site counts are back to the start");
 	st = tap_fork(ghost_child, NULL);
 	tap_ok(st == 0 && !gres->toggle_errors && !gres->sites_bad,
 	       "changing every key after dlclose (in a child): no crash, no error, linked sites right (status %d)",
@@ -274,7 +279,12 @@ int main(void)
 	       "registered again");
 	tap_ok(!flip_all() && linked_ok() && sites_ok("libobjs_late.so", l.read),
 	       "changing every key updates it and the linked objects");
-	tap_ok(dlclose(l.h) == 0 && stats_are(base.objects, base.sites),
-	       "dlclose again: counts back to the start");
+	if (SK_LIBC_UNLOADS)
+		tap_ok(dlclose(l.h) == 0 && stats_are(base.objects, base.sites),
+		       "dlclose again: counts back to the start");
+	else
+		tap_skip(SK_LIBC_NAME "'s dlclose() does not unload",
+			 "dlclose again: counts back to the start (dlclose %d)",
+			 dlclose(l.h));
 	return tap_exit();
 }

@@ -28,6 +28,7 @@
 #include <statickeys/cmdline.h>
 #include <statickeys/object.h>
 
+#include "libc.h"
 #include "tap.h"
 #include "params_obj.h"
 
@@ -229,7 +230,8 @@ static int self_close_child(void *arg)
 		return 3;
 	if (handle_a || handler_ret)
 		return 4;
-	return dlopen(LIB_A, RTLD_NOW | RTLD_NOLOAD) ? 5 : 0;
+	/* musl's dlclose() never unloads: only the rest is checked there. */
+	return SK_LIBC_UNLOADS && dlopen(LIB_A, RTLD_NOW | RTLD_NOLOAD) ? 5 : 0;
 }
 
 /*
@@ -476,7 +478,11 @@ int main(int argc, char **argv)
 		tap_diag("does the core's atfork handler call __sk_params_fork_prepare_apply(), _objects(), _parent() and _child()?");
 	tap_ok(!run_case(fork_in_handler_child, "fork in handler"),
 	       "a child forked from a handler gets -EDEADLK and can dlopen()");
-	tap_ok(!run_case(locked_fork_child, "fork in jump_label_lock()"),
-	       "fork() in a jump_label_lock() section while another thread forks: no deadlock");
+	if (SK_LIBC_ATFORK_UNLOCKED)
+		tap_ok(!run_case(locked_fork_child, "fork in jump_label_lock()"),
+		       "fork() in a jump_label_lock() section while another thread forks: no deadlock");
+	else
+		tap_skip(SK_LIBC_NAME "'s fork() holds its handler lock while a prepare handler waits",
+			 "fork() in a jump_label_lock() section while another thread forks: no deadlock");
 	return tap_exit();
 }

@@ -18,6 +18,7 @@
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
 #include "../ro/capture.h"
+#include "arch.h"
 #include "tap.h"
 #include "site.h"
 
@@ -42,13 +43,8 @@ static int (*volatile nm_fn)(void) = nm_site;
 
 /* ---- no write method: a child whose openat() and mprotect() fail ---- */
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_HERE		AUDIT_ARCH_X86_64
-#define NR_OPEN_HERE		__NR_open
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_HERE		AUDIT_ARCH_AARCH64
-#define NR_OPEN_HERE		__NR_openat	/* arm64 has no open() */
-#endif
+#define AUDIT_ARCH_HERE		SK_TEST_AUDIT_ARCH
+#define NR_OPEN_HERE		SK_TEST_NR_OPEN
 
 static int block_code_writes(void)
 {
@@ -132,11 +128,7 @@ static void test_no_write_method(int chosen)
 /* ---- a corrupted site ---- */
 
 #ifdef CONFIG_JUMP_LABEL
-#if defined(__x86_64__)
-static const unsigned char foreign[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
-#else
-static const unsigned char foreign[] = { 0x3f, 0x20, 0x03, 0xd5 };	/* yield */
-#endif
+static const unsigned char foreign[] = SK_TEST_FOREIGN;
 #define SITE_LEN	sizeof(foreign)
 #define MAX_RF		8
 
@@ -161,7 +153,7 @@ static void find_rf_sites(void)
 	struct jump_entry *stop = (struct jump_entry *)(void *)__stop___jump_table;
 
 	for (; e && e < stop; e++) {
-		if ((e->key & ~7UL) != (uintptr_t)&rf_key.key || nr_rf == MAX_RF)
+		if ((e->key & ~3UL) != (uintptr_t)&rf_key.key || nr_rf == MAX_RF)
 			continue;
 		rf_addr[nr_rf] = (uintptr_t)&e->code + e->code;
 		memcpy(rf_bytes[nr_rf], (void *)rf_addr[nr_rf], SITE_LEN);

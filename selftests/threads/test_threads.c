@@ -14,6 +14,7 @@
 
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
+#include "arch.h"
 #include "tap.h"
 #include "site.h"
 
@@ -219,7 +220,7 @@ static int expected_method(const char *forced, const char *m)
 {
 #ifdef CONFIG_JUMP_LABEL
 	if (forced && !strcmp(forced, "procmem"))
-# ifdef __x86_64__
+# ifdef SK_TEST_X86
 		return !strcmp(m, "procmem");	/* works natively on x86-64 */
 # else
 		return !strcmp(m, "procmem") || !strcmp(m, "none");

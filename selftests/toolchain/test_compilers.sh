@@ -19,7 +19,7 @@ for name in $compilers; do
 	case $name in *++) lang="-x c++ -std=gnu++17" ;; *) lang="-std=gnu11" ;; esac
 	for opt in -O0 -O2; do
 		d=$tmp/$name$opt
-		what="$name $opt ($SRCARCH)"
+		what="$name $opt (${BUILDARCH:-$SRCARCH})"
 		tc_build "$d" "$cc" "$lang $opt -Wall $SK_CPPFLAGS" "$SK_LIBS"
 		rc=$?
 		if [ $rc -eq 0 ] && [ "$SK_JUMP_LABEL" = y ]; then

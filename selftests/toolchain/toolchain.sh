@@ -3,33 +3,65 @@
 # architecture.  Sourced after selftests/lib/tap.sh.
 
 # The cross prefix of a build for another architecture, if any.
-case $SRCARCH in
+case ${BUILDARCH:-$SRCARCH} in
 arm64)	sk_triple=aarch64-linux-gnu ;;
+i386)	sk_triple=i686-linux-gnu ;;
+riscv)	sk_triple=riscv64-linux-gnu ;;
+arm)	sk_triple=arm-linux-gnueabihf ;;
 *)	sk_triple=x86_64-linux-gnu ;;
 esac
 case $(uname -m) in
 aarch64) sk_native=arm64 ;;
+i?86)	 sk_native=i386 ;;
+riscv64) sk_native=riscv ;;
+armv7*)	 sk_native=arm ;;
 *)	 sk_native=x86 ;;
 esac
-if [ "$SRCARCH" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
+if [ "${BUILDARCH:-$SRCARCH}" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
 
-sk_compilers() { echo gcc g++ clang clang++; }
+# musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
+# set-up in Debian: its one compiler is CC.
+sk_compilers() {
+	if [ "$SK_LIBC" = musl ]; then echo "$CC"; else echo gcc g++ clang clang++; fi
+}
+# The C compiler of the build's C library.
+sk_c_compiler() { set -- $(sk_compilers); echo "$1"; }
 
 # sk_compiler NAME: the command line of gcc, g++, clang or clang++ that
 # builds for SRCARCH.
 sk_compiler() {
+	if [ "$SK_LIBC" = musl ]; then echo "$CC"; return; fi
 	case $1 in
-	gcc|g++) echo "$sk_prefix$1" ;;
+	gcc|g++) echo "$sk_prefix$1 $ARCH_CFLAGS" ;;
 	clang|clang++)
-		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple"
-		else echo "$1"; fi ;;
+		if [ -n "$sk_prefix" ]; then echo "$1 --target=$sk_triple $ARCH_CFLAGS"
+		else echo "$1 $ARCH_CFLAGS"; fi ;;
 	esac
+}
+
+# sk_old_compiler: a compiler without asm goto, as a command line, and its
+# name on the next line: clang 8, or for musl its gcc posing as gcc 4.4.
+sk_old_compiler() {
+	if [ "$SK_LIBC" = musl ]; then
+		echo "$CC -U__GNUC__ -D__GNUC__=4 -U__GNUC_MINOR__ -D__GNUC_MINOR__=4 -Wno-builtin-macro-redefined"
+		echo "gcc 4.4"
+	else
+		echo "$(sk_compiler clang) -U__clang_major__ -D__clang_major__=8 -Wno-builtin-macro-redefined"
+		echo "clang 8"
+	fi
 }
 
 # How a program links the library of this build (no linker script).
 SK_LIBS="-L$objtree -Wl,-rpath,$objtree -lstatickeys"
 
-sk_linkers() { echo bfd gold lld; }
+# gold has no riscv target, and lld 14 no riscv linker relaxation: it
+# cannot link Debian's own Scrt1.o (R_RISCV_ALIGN), let alone a site.
+sk_linkers() {
+	case ${BUILDARCH:-$SRCARCH} in
+	riscv)	echo bfd ;;
+	*)	echo bfd gold lld ;;
+	esac
+}
 
 # sk_linker_flags NAME: the driver flags that link with bfd, gold or lld.
 # A cross gcc looks for ld.lld only under its own prefix: show it lld's

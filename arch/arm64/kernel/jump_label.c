@@ -1,30 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * arm64 site patching: NOP <-> B is one aligned 32-bit store, which a thread
- * fetching the site concurrently sees whole, old or new; then the caches are
- * made coherent and every thread executes a context synchronization event.
+ * arm64 site encodings (NOP and B) and cache maintenance: NOP <-> B is one
+ * aligned 32-bit store, which a thread fetching the site concurrently sees
+ * whole, old or new; the one-store protocol is kernel/jump_label_insn32.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <asm/jump_label.h>
-#include "../../../kernel/internal.h"
+#include "../../../kernel/insn32.h"
+
+#ifdef __CHECKER__
+/* sparse does not know this GCC builtin. */
+void __builtin___clear_cache(char *begin, char *end);
+#endif
 
 #define AARCH64_NOP		0xd503201fU
 #define AARCH64_B		0x14000000U
-#define AARCH64_B_RANGE		(128UL << 20)	/* +-128 MiB */
+#define AARCH64_B_RANGE		(128L << 20)	/* +-128 MiB */
 
-struct arm64_site {
-	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
-	uint32_t old, insn;
-};
-
-static struct arm64_site *queue;
-static size_t nr_queued, queue_cap;
-
-static int make_insn(uint32_t *insn, enum jump_label_type type,
+int arch_insn32_make(uint32_t *insn, enum jump_label_type type,
 		     uintptr_t code, uintptr_t target)
 {
 	intptr_t off = (intptr_t)(target - code);
@@ -33,144 +28,20 @@ static int make_insn(uint32_t *insn, enum jump_label_type type,
 		*insn = AARCH64_NOP;
 		return 0;
 	}
-	if (off & 3 || off >= (intptr_t)AARCH64_B_RANGE ||
-	    off < -(intptr_t)AARCH64_B_RANGE)
+	if (off & 3 || off >= AARCH64_B_RANGE || off < -AARCH64_B_RANGE)
 		return -ERANGE;
 	*insn = AARCH64_B | ((uint32_t)(off >> 2) & 0x03ffffffU);
 	return 0;
 }
 
-int arch_jump_label_decode(const struct jump_entry *entry,
-			   enum jump_label_type *type)
+/*
+ * Clean the data cache to the point of unification and invalidate the
+ * instruction cache over the site (DC CVAU, IC IVAU, DSB ISH): every CPU's
+ * fetch sees the store after the context synchronization event the
+ * batch's membarrier gives it.
+ */
+int arch_insn32_sync_icache(uintptr_t start, uintptr_t end)
 {
-	uintptr_t code = jump_entry_code(entry);
-	uint32_t now = *(const volatile uint32_t *)code, b;
-
-	if (code & 3)
-		return -EILSEQ;
-	if (now == AARCH64_NOP) {
-		*type = JUMP_LABEL_NOP;
-		return 0;
-	}
-	if (!make_insn(&b, JUMP_LABEL_JMP, code, jump_entry_target(entry)) &&
-	    now == b) {
-		*type = JUMP_LABEL_JMP;
-		return 0;
-	}
-	return -EILSEQ;
-}
-
-void arch_jump_label_describe(const struct jump_entry *entry, char *buf,
-			      size_t len)
-{
-	snprintf(buf, len, "%08x",
-		 *(const uint32_t *)jump_entry_code(entry));
-}
-
-int arch_jump_label_transform_queue(struct jump_entry *entry,
-				    enum jump_label_type type)
-{
-	enum jump_label_type now;
-	struct arm64_site *s;
-	uint32_t insn;
-
-	if (arch_jump_label_decode(entry, &now))
-		return -EILSEQ;
-	if (now == type)
-		return 0;
-	if (make_insn(&insn, type, jump_entry_code(entry),
-		      jump_entry_target(entry)))
-		return -EILSEQ;
-	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
-		return -ENOMEM;
-	s = &queue[nr_queued++];
-	s->addr = jump_entry_code(entry);
-	s->old = *(const uint32_t *)s->addr;
-	s->insn = insn;
+	__builtin___clear_cache((char *)start, (char *)end);
 	return 0;
-}
-
-void arch_jump_label_fork_child(void)
-{
-}
-
-/* Every store leaves a whole instruction: no site is ever left emulated. */
-void arch_jump_label_repair(uintptr_t start, uintptr_t end,
-			    enum sk_stuck_how how)
-{
-}
-
-void arch_jump_label_transform_discard(void)
-{
-	nr_queued = 0;
-}
-
-/*
- * Store @n sites' instructions (new, or old when undoing), each followed by
- * cache maintenance (clean to the point of unification, invalidate the
- * instruction cache).  Returns how many were stored; *@err says why the
- * next one was not.
- */
-static size_t store_sites(size_t n, bool undo, int *err)
-{
-	size_t i;
-
-	*err = 0;
-	for (i = 0; i < n; i++) {
-		const uint32_t *insn = undo ? &queue[i].old : &queue[i].insn;
-
-		*err = sk_text_poke(queue[i].addr, insn, 4);
-		if (*err)
-			break;
-		__builtin___clear_cache((char *)queue[i].addr,
-					(char *)queue[i].addr + 4);
-	}
-	return i;
-}
-
-/*
- * One store a site, then one barrier for the whole batch: membarrier makes
- * every other thread take an interrupt or context switch, each an
- * ISB-equivalent, before it returns.  Any other thread sees each site whole,
- * old or new.  If a store or the barrier fails, the sites stored are put
- * back the same way and the error returned; a site that cannot be put back
- * keeps a valid instruction (the new one), and is said so.
- */
-int arch_jump_label_transform_apply(void)
-{
-	size_t done, undone, landed;
-	char cause[256];
-	int err, err2;
-
-	if (!nr_queued)
-		return 0;
-	err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
-				 JUMP_LABEL_NOP_SIZE);
-	if (err) {
-		nr_queued = 0;
-		return err;
-	}
-	done = store_sites(nr_queued, false, &err);
-	if (!err)
-		err = sk_sync_core();
-	if (!err && sk_test_step_hook)
-		sk_test_step_hook(1);
-	if (err) {
-		snprintf(cause, sizeof(cause), "%s", sk_text_poke_why());
-		landed = sk_text_poke_landed();
-		err = sk_text_poke_status(err);
-		undone = store_sites(done, true, &err2);
-		sk_sync_core();
-		if (!sk_text_poke_probing())
-			sk_warn("writing %zu sites failed (%s): %s", nr_queued,
-				cause, undone != done ?
-				"some sites keep the new instruction, key unchanged" :
-				landed ? "every site is back to its old instruction, key unchanged" :
-				"nothing was written, key unchanged");
-	}
-	sk_text_poke_end();
-	if (!err)
-		sk_count_sites_written(nr_queued);
-	nr_queued = 0;
-	return err;
 }

@@ -14,6 +14,7 @@
 
 #include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
+#include "trap_regs.h"
 
 #define INT3		0xcc
 #define JMP32		0xe9
@@ -342,7 +343,7 @@ static int emulate(const struct batch *b, uintptr_t site, greg_t *rip)
 static void trap_handler(int sig, siginfo_t *info, void *ucv)
 {
 	ucontext_t *uc = ucv;
-	greg_t *rip = &uc->uc_mcontext.gregs[REG_RIP];
+	greg_t *rip = &uc->uc_mcontext.gregs[SK_REG_IP];
 	uintptr_t site = (uintptr_t)*rip - 1;
 	const struct batch *b;
 

@@ -1,13 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * x86-64 static-key sites: a 5-byte NOP or a 5-byte JMP rel32, and the
- * __jump_table entry that describes it.  Included by <linux/jump_label.h>.
+ * x86 static-key sites (x86-64, and i386 with ARCH=i386): a 5-byte NOP or a
+ * 5-byte JMP rel32, and the __jump_table entry that describes it.  Included
+ * by <linux/jump_label.h>.
  */
 #ifndef _ASM_X86_JUMP_LABEL_H
 #define _ASM_X86_JUMP_LABEL_H
 
-#ifndef __x86_64__
-#error "arch/x86/include/asm/jump_label.h is for x86-64 targets: check ARCH= and the include path"
+#if !defined(__x86_64__) && !defined(__i386__)
+#error "arch/x86/include/asm/jump_label.h is for x86 targets: check ARCH= and the include path"
+#endif
+
+/*
+ * The entry's key is a pointer: 8 bytes on x86-64, 4 on i386, where the
+ * entry is 12 bytes, 4-aligned (struct jump_entry).
+ */
+#ifdef __x86_64__
+#define __SK_ASM_PTR		".quad"
+#define __SK_ASM_ALIGN		"8"
+#else
+#define __SK_ASM_PTR		".long"
+#define __SK_ASM_ALIGN		"4"
 #endif
 
 #include <statickeys/sections.h>
@@ -65,9 +78,9 @@
 		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
 		".endif\n\t"						\
 		__SK_JUMP_TABLE_PUSHSECTION				\
-		".balign 8\n"						\
+		".balign " __SK_ASM_ALIGN "\n"				\
 		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
-		".quad " __SK_KEY_ASM " + %c1\n\t"			\
+		__SK_ASM_PTR " " __SK_KEY_ASM " + %c1\n\t"		\
 		__SK_JUMP_TABLE_POPSECTION				\
 		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
 		: : __sk_l_yes);					\
