@@ -300,10 +300,7 @@ static void h0(int sig)
 static void h(int sig, siginfo_t *info, void *uc)
 {
 	h_calls++;
-	if (h_old.sa_flags & SA_SIGINFO)
-		h_old.sa_sigaction(sig, info, uc);
-	else if (h_old.sa_handler != SIG_DFL && h_old.sa_handler != SIG_IGN)
-		h_old.sa_handler(sig);
+	hard_chain(&h_old, sig, info, uc);
 }
 
 static int chain_child(void *arg)
@@ -393,6 +390,105 @@ static void test_trap_chain(void)
 	st = hard_child(components_child, NULL, 20);
 	tap_ok(st == 0, "%d components' chained handlers, one re-asserted 5 times: each runs once per trap (%s)",
 	       NR_COMPONENTS, hard_status(st));
+}
+
+/*
+ * A plugin that installs a SIGTRAP handler when it is loaded and puts its
+ * predecessor back when it is unloaded, with key changes in between: while
+ * it is loaded a trap reaches it and then the program's handler; once it is
+ * gone, only the program's handler.
+ */
+static int plugin_trap_child(void *arg)
+{
+	struct sigaction sa;
+	int (*calls)(void);
+	int bad = 0;
+	void *p;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h0;
+	sigaction(SIGTRAP, &sa, NULL);
+	static_branch_enable(&k_trap);		/* the library over h0 */
+	p = dlopen(HARD_TRAP_PLUGIN, RTLD_NOW);	/* the plugin over it */
+	calls = p ? (int (*)(void))dlsym(p, "trap_plugin_calls") : NULL;
+	if (!calls)
+		return BAD(7);
+	static_branch_disable(&k_trap);		/* the library over the plugin */
+	raise(SIGTRAP);
+	bad |= calls() == 1 ? 0 : BAD(0);
+	bad |= h0_calls == 1 ? 0 : BAD(1);
+	dlclose(p);				/* the plugin puts the library back */
+	static_branch_enable(&k_trap);
+	raise(SIGTRAP);
+	bad |= h0_calls == 2 ? 0 : BAD(2);
+	return bad;
+}
+
+/*
+ * What a foreign SIGTRAP must do with the library's handler installed, the
+ * same as without it: @base is the program's disposition before the first
+ * key change, @late a polite handler installed after it (or none), @how
+ * raise() or an int3 in the program's own code.
+ */
+struct trap_case {
+	const char *what;
+	void (*base)(int);
+	bool late, int3;
+	int status;		/* the child's, as without the library */
+};
+
+static const struct trap_case trap_cases[] = {
+	{ "SIG_DFL, raise(): killed by SIGTRAP", SIG_DFL, false, false, 128 + SIGTRAP },
+	{ "SIG_IGN, raise(): ignored", SIG_IGN, false, false, 0 },
+	{ "SIG_IGN, an int3: killed by SIGTRAP (the kernel forces it)", SIG_IGN, false, true, 128 + SIGTRAP },
+	{ "a chaining handler installed after the library's, over SIG_DFL, raise(): it runs once, the process lives",
+	  SIG_DFL, true, false, 0 },
+	{ "the same, an int3: it runs once, the thread goes on after the int3",
+	  SIG_DFL, true, true, 0 },
+};
+
+static int trap_case_child(void *arg)
+{
+	const struct trap_case *c = arg;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = c->base;
+	sigaction(SIGTRAP, &sa, NULL);
+	static_branch_enable(&k_trap);		/* the library over @base */
+	static_branch_disable(&k_trap);
+	if (c->late) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = h;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, &h_old);
+	}
+	if (c->int3) {
+#ifdef __x86_64__
+		__asm__ volatile("int3");
+#else
+		__builtin_debugtrap();
+#endif
+	} else {
+		raise(SIGTRAP);
+	}
+	return c->late && h_calls != 1 ? 1 : 0;
+}
+
+static void test_foreign_traps(void)
+{
+	size_t i;
+	int st;
+
+	st = hard_child(plugin_trap_child, NULL, 20);
+	tap_ok(st == 0, "a plugin's SIGTRAP handler, put back at dlclose(): the next trap reaches the program's only (%s)",
+	       hard_status(st));
+	for (i = 0; i < sizeof(trap_cases) / sizeof(trap_cases[0]); i++) {
+		st = hard_child(trap_case_child, (void *)&trap_cases[i], 20);
+		tap_ok(st == trap_cases[i].status, "foreign SIGTRAP, %s (%s)",
+		       trap_cases[i].what, hard_status(st));
+	}
 }
 
 /* ---- cancellation in the middle of a change ---- */
@@ -574,12 +670,13 @@ int main(void)
 {
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tap_plan(13);
+	tap_plan(19);
 	test_descriptors();
 	test_loader_lock();
 	test_counts();
 	test_deferred_unload();
 	test_trap_chain();
+	test_foreign_traps();
 	test_cancel();
 	test_site_in_signal_handler();
 	test_no_serialization();
