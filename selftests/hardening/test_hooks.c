@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <alloca.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@ DEFINE_STATIC_KEY_FALSE(k_emul);
 DEFINE_STATIC_KEY_FALSE(k_fail);
 DEFINE_STATIC_KEY_FALSE(k_fork);
 DEFINE_STATIC_KEY_FALSE(k_dfl);
+DEFINE_STATIC_KEY_FALSE(k_stk);
 
 SITE(s_steps, static_branch_unlikely(&k_steps))
 SITE(s_emul, static_branch_unlikely(&k_emul))
@@ -42,12 +45,14 @@ SITE(s_fail_b, static_branch_likely(&k_fail))
 SITE(s_fail_c, static_branch_unlikely(&k_fail))
 SITE(s_fork, static_branch_unlikely(&k_fork))
 SITE(s_dfl, static_branch_unlikely(&k_dfl))
+SITE(s_stk, static_branch_unlikely(&k_stk))
 
 static int (*volatile run_steps)(void) = s_steps;
 static int (*volatile run_emul)(void) = s_emul;
 static int (*volatile run_fail[])(void) = { s_fail_a, s_fail_b, s_fail_c };
 static int (*volatile run_fork)(void) = s_fork;
 static int (*volatile run_dfl)(void) = s_dfl;
+static int (*volatile run_stk)(void) = s_stk;
 
 /* Run @fn in a new thread and return its result: the site runs elsewhere. */
 static int (*thread_fn)(void);
@@ -471,9 +476,127 @@ static void test_sigtrap_reset(void)
 	       hard_status(st));
 }
 
+/* ---- a thread short of stack at a site ---- */
+
+#define STK_SIZE	(64 * 1024)
+
+/* The case a child runs: free stack left at the site, alternate stack size. */
+struct stk_case {
+	size_t free, alt;
+};
+
+static struct stk_case stk;
+static char *stk_lo;		/* the lowest usable byte of the thread's stack */
+static int stk_seen = -1;
+
+/* Leave about @stk.free bytes of stack below this frame, run the site. */
+static __attribute__((noinline)) int stk_deep(void)
+{
+	char here;
+	size_t room = (size_t)(&here - stk_lo);
+	volatile char *p;
+
+	if (room < stk.free + 64)
+		return -1;
+	p = alloca(room - stk.free);
+	p[0] = 0;
+	return run_stk() + p[0];
+}
+
+static void *stk_thread(void *arg)
+{
+	stack_t ss = { .ss_size = stk.alt, .ss_flags = stk.alt ? 0 : SS_DISABLE };
+
+	(void)arg;
+	/* None at all without one (a sanitizer may have given it one). */
+	if (stk.alt)
+		ss.ss_sp = mmap(NULL, stk.alt, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL))
+		return (void *)(intptr_t)-2;
+	return (void *)(intptr_t)stk_deep();
+}
+
+/* Held after step 1: the site holds INT3, and the thread traps on it. */
+static void stk_hook(int step)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	void *ret;
+	char *m;
+
+	if (step != 1)
+		return;
+	/* A page that faults below the stack: the frame cannot go there. */
+	m = mmap(NULL, STK_SIZE + 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+		return;
+	stk_lo = m + 4096;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stk_lo, STK_SIZE);
+	if (!pthread_create(&t, &attr, stk_thread, NULL) &&
+	    !pthread_join(t, &ret))
+		stk_seen = (int)(intptr_t)ret;
+	pthread_attr_destroy(&attr);
+}
+
+static int stk_child(void *arg)
+{
+	stk = *(struct stk_case *)arg;
+	sk_test_step_hook = stk_hook;
+	static_branch_enable(&k_stk);
+	sk_test_step_hook = NULL;
+	return stk_seen == 1 ? 0 : 10 + stk_seen;
+}
+
+static bool stk_survives(size_t free, size_t alt)
+{
+	struct stk_case c = { free, alt };
+
+	return hard_child(stk_child, &c, 20) == 0;
+}
+
+/* The least of @lo..@hi (@hi surviving) for which survives(x) holds. */
+static size_t stk_least(bool alt, size_t lo, size_t hi)
+{
+	while (hi - lo > 16) {
+		size_t mid = (lo + hi) / 2;
+
+		if (alt ? stk_survives(256, mid) : stk_survives(mid, 0))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+static void test_stack_at_site(void)
+{
+	unsigned long min = getauxval(AT_MINSIGSTKSZ);
+	struct stk_case c = { 256, 16384 };
+	int st;
+
+	if (STEPS == 1) {
+		tap_skip("x86 only: arm64 sites never trap", "a thread short of stack at a site");
+		tap_skip("x86 only: arm64 sites never trap", "the same without an alternate stack");
+		return;
+	}
+	st = hard_child(stk_child, &c, 20);
+	tap_ok(st == 0, "256 bytes of stack free at a half-written site, with a %zu-byte alternate stack: the thread survives and runs the new path (%s)",
+	       c.alt, hard_status(st));
+	c.alt = 0;
+	st = hard_child(stk_child, &c, 20);
+	tap_ok(st == 128 + SIGSEGV, "the same without an alternate stack: the signal frame does not fit, SIGSEGV (%s)",
+	       hard_status(st));
+	if (stk_survives(16384, 0) && stk_survives(256, 16384))
+		tap_diag("AT_MINSIGSTKSZ %lu; a thread survives the trap with %zu bytes of stack free, or an alternate stack of %zu bytes",
+			 min, stk_least(false, 0, 16384), stk_least(true, 0, 16384));
+}
+
 int main(void)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1;
+	const int checks = 1 + STEPS + 6 + 1 + 1 + 2;
 	int i;
 
 	tap_plan(checks);
@@ -488,5 +611,6 @@ int main(void)
 	test_half_way();
 	test_fork_in_handler();
 	test_sigtrap_reset();
+	test_stack_at_site();
 	return tap_exit();
 }
