@@ -8,8 +8,10 @@
  * while threads are in the trap handler, and SIGTRAP reset mid-update.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <alloca.h>
 #include <sys/auxv.h>
@@ -37,6 +39,7 @@ DEFINE_STATIC_KEY_FALSE(k_fail);
 DEFINE_STATIC_KEY_FALSE(k_fork);
 DEFINE_STATIC_KEY_FALSE(k_dfl);
 DEFINE_STATIC_KEY_FALSE(k_stk);
+DEFINE_STATIC_KEY_FALSE(k_blk);
 
 SITE(s_steps, static_branch_unlikely(&k_steps))
 SITE(s_emul, static_branch_unlikely(&k_emul))
@@ -46,6 +49,7 @@ SITE(s_fail_c, static_branch_unlikely(&k_fail))
 SITE(s_fork, static_branch_unlikely(&k_fork))
 SITE(s_dfl, static_branch_unlikely(&k_dfl))
 SITE(s_stk, static_branch_unlikely(&k_stk))
+SITE(s_blk, static_branch_unlikely(&k_blk))
 
 static int (*volatile run_steps)(void) = s_steps;
 static int (*volatile run_emul)(void) = s_emul;
@@ -53,6 +57,7 @@ static int (*volatile run_fail[])(void) = { s_fail_a, s_fail_b, s_fail_c };
 static int (*volatile run_fork)(void) = s_fork;
 static int (*volatile run_dfl)(void) = s_dfl;
 static int (*volatile run_stk)(void) = s_stk;
+static int (*volatile run_blk)(void) = s_blk;
 
 /* Run @fn in a new thread and return its result: the site runs elsewhere. */
 static int (*thread_fn)(void);
@@ -594,9 +599,137 @@ static void test_stack_at_site(void)
 			 min, stk_least(false, 0, 16384), stk_least(true, 0, 16384));
 }
 
+/* ---- a worker that blocks every signal, as daemons' workers do ---- */
+
+static int blk_req[2], blk_ans[2];	/* pipes to the worker and back */
+
+/*
+ * Blocks every signal, then answers requests: 'r' runs the site, 'u'
+ * unblocks SIGTRAP, 't' gives its thread id, 'q' ends it.
+ */
+static void *blk_worker(void *arg)
+{
+	sigset_t set;
+	char c;
+	int v;
+
+	(void)arg;
+	sigfillset(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	while (read(blk_req[0], &c, 1) == 1 && c != 'q') {
+		v = 0;
+		if (c == 'r') {
+			v = run_blk();
+		} else if (c == 't') {
+			v = gettid();
+		} else {
+			sigemptyset(&set);
+			sigaddset(&set, SIGTRAP);
+			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		}
+		if (write(blk_ans[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	return NULL;
+}
+
+static int blk_ask(char c)
+{
+	int v = -1;
+
+	if (write(blk_req[1], &c, 1) != 1 ||
+	    read(blk_ans[0], &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+static int blk_seen;
+
+static void blk_hook(int step)
+{
+	if (step == 1)
+		blk_seen = blk_ask('r');	/* the site holds INT3 now */
+}
+
+struct blk_result {
+	int tid, err, enabled, site, seen;	/* SIGTRAP blocked */
+	int err2, enabled2, seen2;		/* unblocked */
+	char msg[1024];
+};
+
+static struct blk_result *br;
+
+/* One change with the worker blocking SIGTRAP, one after it unblocked it. */
+static int blk_child(void *arg)
+{
+	FILE *log = tmpfile();
+	pthread_t t;
+	size_t n;
+
+	(void)arg;
+	if (!log || pipe(blk_req) || pipe(blk_ans) ||
+	    pthread_create(&t, NULL, blk_worker, NULL))
+		return 2;
+	pthread_setname_np(t, "sk-blocked");
+	br->tid = blk_ask('t');
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	sk_test_step_hook = blk_hook;
+	blk_seen = -1;
+	static_branch_enable(&k_blk);
+	br->err = statickeys_last_error();
+	br->enabled = static_key_enabled(&k_blk);
+	br->site = blk_ask('r') + 2 * run_blk();
+	br->seen = blk_seen;
+	blk_ask('u');
+	blk_seen = -1;
+	static_branch_enable(&k_blk);
+	br->err2 = statickeys_last_error();
+	br->enabled2 = static_key_enabled(&k_blk);
+	br->seen2 = blk_seen;
+	sk_test_step_hook = NULL;
+	fflush(stderr);
+	n = (size_t)pread(fileno(log), br->msg, sizeof(br->msg) - 1, 0);
+	br->msg[n < sizeof(br->msg) ? n : 0] = 0;
+	if (write(blk_req[1], "q", 1) == 1)
+		pthread_join(t, NULL);
+	return 0;
+}
+
+static void test_blocked_sigtrap(void)
+{
+	char tid[32];
+	int st;
+
+	if (STEPS == 1) {
+		tap_skip("x86 only: arm64 sites never trap", "a worker blocking every signal");
+		tap_skip("x86 only: arm64 sites never trap", "the same worker with SIGTRAP unblocked");
+		return;
+	}
+#ifdef __SANITIZE_THREAD__
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a worker blocking every signal");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the same worker with SIGTRAP unblocked");
+	return;
+#endif
+	br = mmap(NULL, sizeof(*br), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	memset(br, 0, sizeof(*br));
+	st = hard_child(blk_child, NULL, 20);
+	snprintf(tid, sizeof(tid), "thread %d (sk-blocked)", br->tid);
+	tap_ok(st == 0 && br->err == EBUSY && !br->enabled && br->site == 0 &&
+	       br->seen == -1 && strstr(br->msg, tid),
+	       "a worker blocking every signal: the change is refused before any INT3 (error %d, want EBUSY), key %d, sites %d, the message names %s (%s)",
+	       br->err, br->enabled, br->site, tid, hard_status(st));
+	if (!strstr(br->msg, tid))
+		tap_diag("stderr: %s", br->msg);
+	tap_ok(st == 0 && br->err2 == 0 && br->enabled2 && br->seen2 == 1,
+	       "the same worker with SIGTRAP unblocked: the change goes through, the worker trapped at step 1 runs the new path (%d, error %d)",
+	       br->seen2, br->err2);
+}
+
 int main(void)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1 + 2;
+	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 2;
 	int i;
 
 	tap_plan(checks);
@@ -612,5 +745,6 @@ int main(void)
 	test_fork_in_handler();
 	test_sigtrap_reset();
 	test_stack_at_site();
+	test_blocked_sigtrap();
 	return tap_exit();
 }

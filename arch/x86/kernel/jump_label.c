@@ -5,12 +5,17 @@
  * being installed for any thread that runs into a half-written site.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
@@ -424,6 +429,113 @@ static int install_trap_handler(void)
 	return 0;
 }
 
+/*
+ * A thread that meets an INT3 with SIGTRAP blocked is killed, and the
+ * process with it: the kernel unblocks the signal and resets it to SIG_DFL
+ * before it delivers it.  Daemons block every signal in their workers.  So
+ * before the first INT3 of an update goes in, every thread's blocked mask
+ * is read from /proc/self/task/<tid>/stat, and the update is
+ * refused, naming the thread, if one blocks SIGTRAP.  (SIG_IGN, SIG_DFL or
+ * a program's handler in place of the library's are taken care of by
+ * install_trap_handler() before every step; a thread short of stack for
+ * the signal frame cannot be seen from here: see the rules for programs.)
+ * glibc blocks every signal for a moment in a thread being created and in
+ * its creator, so a thread found blocking SIGTRAP is read again, 1 ms
+ * apart, before the update is refused.  A thread that blocks SIGTRAP after
+ * the check is not seen: the rule for programs stays.  Where /proc cannot
+ * be read the check is skipped.
+ */
+#define BLOCKED_TRIES	50
+
+/*
+ * 1 if thread @tid blocks SIGTRAP, 0 if not, -1 if it cannot be read.  Its
+ * stat file has the low 31 bits of the mask (field 32, "blocked") and the
+ * thread's name, and costs less to make than its status file.
+ */
+static int blocks_sigtrap(int task, const char *tid, char *name, size_t len)
+{
+	char path[64], buf[1024];
+	const char *p, *q;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/stat", tid);
+	fd = openat(task, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* pread: should the number be another file's by now, it is only read. */
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strchr(buf, '(');
+	q = strrchr(buf, ')');	/* the name may hold ')' */
+	if (!p || !q || q < p)
+		return -1;
+	snprintf(name, len, "%.*s", (int)(q - p - 1), p + 1);
+	for (p = q + 2, i = 3; p && i < 32; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p)
+		return -1;
+	return !!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1)));
+}
+
+/* Whether thread @tid still blocks SIGTRAP after a few looks. */
+static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
+				  size_t len)
+{
+	const struct timespec ms = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < BLOCKED_TRIES; i++) {
+		if (blocks_sigtrap(task, tid, name, len) != 1)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	return true;
+}
+
+/* 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP. */
+static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
+{
+	char name[64] = "?";
+	sigset_t cur;
+
+	if (atoi(tid) == gettid()) {	/* ours is at hand, and no passing state */
+		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
+		    !sigismember(&cur, SIGTRAP))
+			return 0;
+		blocks_sigtrap(task, tid, name, sizeof(name));	/* its name */
+	} else if (!keeps_sigtrap_blocked(task, tid, name, sizeof(name))) {
+		return 0;
+	}
+	sk_warn("thread %s (%s) blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (leave SIGTRAP unblocked in every thread: Documentation/static-keys.rst, rules for programs)",
+		tid, name, nr_sites);
+	return -EBUSY;
+}
+
+/* 0 if every thread of the process can take the update's traps. */
+static int threads_take_traps(size_t nr_sites)
+{
+	struct dirent *e;
+	int err = 0;
+	DIR *d;
+
+#ifdef __SANITIZE_THREAD__
+	/* ThreadSanitizer's own thread blocks every signal; it runs no site. */
+	return 0;
+#endif
+	d = opendir("/proc/self/task");
+	if (!d)
+		return 0;	/* no /proc here: cannot tell */
+	while (!err && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			err = thread_takes_traps(dirfd(d), e->d_name, nr_sites);
+	closedir(d);
+	return err;
+}
+
 /* ---- the protocol ---- */
 
 
@@ -784,6 +896,8 @@ int arch_jump_label_transform_apply(void)
 	if (!nr_queued)
 		return 0;
 	err = sk_sort_queue((void **)&queue, nr_queued, sizeof(*queue));
+	if (!err)
+		err = threads_take_traps(nr_queued);
 	if (!err)
 		err = install_trap_handler();
 	if (!err)
