@@ -14,9 +14,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <alloca.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
@@ -696,6 +704,82 @@ static int blk_child(void *arg)
 	return 0;
 }
 
+/*
+ * A thread inside posix_spawn(): glibc blocks every signal (its own
+ * internal ones too) until the child has called execve(), and the child
+ * first opens a FIFO nobody writes to, so the thread stays there.  It runs
+ * no site, and must not make key changes fail.
+ */
+static char spawn_fifo[64];
+static pid_t spawn_pid;
+
+static void *spawner(void *arg)
+{
+	char *argv[] = { "true", NULL };
+	posix_spawn_file_actions_t fa;
+
+	(void)arg;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 3, spawn_fifo, O_RDONLY, 0);
+	if (posix_spawn(&spawn_pid, "/bin/true", &fa, NULL, argv, environ))
+		spawn_pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	return NULL;
+}
+
+/* Whether thread @tid has every signal blocked, as /proc says. */
+static bool all_blocked(pid_t tid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strstr(buf, "\nSigBlk:");
+	return p && (strtoull(p + 8, NULL, 16) & (1ULL << (SIGTRAP - 1)));
+}
+
+static void *spawner_tid(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	return spawner(NULL);
+}
+
+static int spawn_child(void *arg)
+{
+	char dir[] = "/tmp/sk-spawn-XXXXXX";
+	pid_t tid = 0;
+	pthread_t t;
+	int err, fd, st;
+
+	(void)arg;
+	if (!mkdtemp(dir))
+		return 100;
+	snprintf(spawn_fifo, sizeof(spawn_fifo), "%s/fifo", dir);
+	if (mkfifo(spawn_fifo, 0600) ||
+	    pthread_create(&t, NULL, spawner_tid, &tid))
+		return 101;
+	while (!__atomic_load_n(&tid, __ATOMIC_RELAXED) || !all_blocked(tid))
+		sched_yield();
+	static_branch_enable(&k_blk);
+	err = statickeys_last_error();
+	fd = open(spawn_fifo, O_WRONLY);	/* lets the child go on */
+	close(fd);
+	pthread_join(t, NULL);
+	if (spawn_pid > 0)
+		waitpid(spawn_pid, &st, 0);
+	unlink(spawn_fifo);
+	rmdir(dir);
+	static_branch_disable(&k_blk);
+	return err;
+}
+
 static void test_blocked_sigtrap(void)
 {
 	char tid[32];
@@ -704,11 +788,13 @@ static void test_blocked_sigtrap(void)
 	if (STEPS == 1) {
 		tap_skip("x86 only: arm64 sites never trap", "a worker blocking every signal");
 		tap_skip("x86 only: arm64 sites never trap", "the same worker with SIGTRAP unblocked");
+		tap_skip("x86 only: arm64 sites never trap", "a thread inside posix_spawn()");
 		return;
 	}
 #ifdef __SANITIZE_THREAD__
 	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a worker blocking every signal");
 	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the same worker with SIGTRAP unblocked");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a thread inside posix_spawn()");
 	return;
 #endif
 	br = mmap(NULL, sizeof(*br), PROT_READ | PROT_WRITE,
@@ -725,11 +811,14 @@ static void test_blocked_sigtrap(void)
 	tap_ok(st == 0 && br->err2 == 0 && br->enabled2 && br->seen2 == 1,
 	       "the same worker with SIGTRAP unblocked: the change goes through, the worker trapped at step 1 runs the new path (%d, error %d)",
 	       br->seen2, br->err2);
+	st = hard_child(spawn_child, NULL, 20);
+	tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
+	       st < 100 ? st : -1, hard_status(st));
 }
 
 int main(void)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 2;
+	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 3;
 	int i;
 
 	tap_plan(checks);

@@ -464,15 +464,12 @@ static int trap_case_child(void *arg)
 		sa.sa_flags = SA_SIGINFO;
 		sigaction(SIGTRAP, &sa, &h_old);
 	}
-	if (c->int3) {
 #ifdef __x86_64__
+	if (c->int3)
 		__asm__ volatile("int3");
-#else
-		__builtin_debugtrap();
+	else
 #endif
-	} else {
 		raise(SIGTRAP);
-	}
 	return c->late && h_calls != 1 ? 1 : 0;
 }
 
@@ -485,6 +482,14 @@ static void test_foreign_traps(void)
 	tap_ok(st == 0, "a plugin's SIGTRAP handler, put back at dlclose(): the next trap reaches the program's only (%s)",
 	       hard_status(st));
 	for (i = 0; i < sizeof(trap_cases) / sizeof(trap_cases[0]); i++) {
+#ifndef __x86_64__
+		if (trap_cases[i].int3) {
+			/* arm64's BRK is not stepped over: a handler meets it again */
+			tap_skip("x86 only: an int3 the thread goes on after",
+				 "foreign SIGTRAP, %s", trap_cases[i].what);
+			continue;
+		}
+#endif
 		st = hard_child(trap_case_child, (void *)&trap_cases[i], 20);
 		tap_ok(st == trap_cases[i].status, "foreign SIGTRAP, %s (%s)",
 		       trap_cases[i].what, hard_status(st));

@@ -439,61 +439,97 @@ static int install_trap_handler(void)
  * a program's handler in place of the library's are taken care of by
  * install_trap_handler() before every step; a thread short of stack for
  * the signal frame cannot be seen from here: see the rules for programs.)
- * glibc blocks every signal for a moment in a thread being created and in
- * its creator, so a thread found blocking SIGTRAP is read again, 1 ms
- * apart, before the update is refused.  A thread that blocks SIGTRAP after
- * the check is not seen: the rule for programs stays.  Where /proc cannot
- * be read the check is skipped.
+ *
+ * glibc blocks every signal for a moment inside some of its functions
+ * (pthread_create() in the new thread and its creator, pthread_kill(),
+ * raise(), posix_spawn()), with its own internal signals (32 and 33) in
+ * the set: masks no program can set through glibc, and code that runs no
+ * site.  Such a mask is passed over.  A thread that blocks SIGTRAP itself
+ * is looked at again, 1 ms apart, and the update refused only if it never
+ * had SIGTRAP unblocked meanwhile.  A thread that blocks SIGTRAP after the
+ * check is not seen: the rule for programs stays.  Where /proc cannot be
+ * read the check is skipped.
  */
 #define BLOCKED_TRIES	50
 
-/*
- * 1 if thread @tid blocks SIGTRAP, 0 if not, -1 if it cannot be read.  Its
- * stat file has the low 31 bits of the mask (field 32, "blocked") and the
- * thread's name, and costs less to make than its status file.
- */
-static int blocks_sigtrap(int task, const char *tid, char *name, size_t len)
-{
-	char path[64], buf[1024];
-	const char *p, *q;
-	ssize_t n;
-	int fd, i;
+enum trap_mask { TRAP_TAKEN, TRAP_BLOCKED, TRAP_LIBC, TRAP_UNKNOWN };
 
-	snprintf(path, sizeof(path), "%s/stat", tid);
+/* Read @tid's file @file into @buf; @val: where @field first appears. */
+static bool task_field(int task, const char *tid, const char *file,
+		       const char *field, char *buf, size_t size,
+		       const char **val)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tid, file);
 	fd = openat(task, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return false;
 	/* pread: should the number be another file's by now, it is only read. */
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, size - 1, 0);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return false;
 	buf[n] = 0;
-	p = strchr(buf, '(');
-	q = strrchr(buf, ')');	/* the name may hold ')' */
-	if (!p || !q || q < p)
-		return -1;
+	*val = strstr(buf, field);
+	return *val != NULL;
+}
+
+/*
+ * How thread @tid's mask stands, and its name in @name.  Its stat file has
+ * the name and the low 31 bits of the mask (after the name, field 30 of
+ * the rest, "blocked"), and costs less to make than its status file, read
+ * only for the 64 bits of a mask that blocks SIGTRAP.
+ */
+static enum trap_mask trap_mask(int task, const char *tid, char *name,
+				size_t len)
+{
+	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
+	char buf[2048];
+	const char *p, *q;
+	int i;
+
+	if (!task_field(task, tid, "stat", "(", buf, sizeof(buf), &p))
+		return TRAP_UNKNOWN;
+	q = strrchr(p, ')');	/* the name may hold ')' */
+	if (!q)
+		return TRAP_UNKNOWN;
 	snprintf(name, len, "%.*s", (int)(q - p - 1), p + 1);
 	for (p = q + 2, i = 3; p && i < 32; i++)
 		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
 	if (!p)
-		return -1;
-	return !!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1)));
+		return TRAP_UNKNOWN;
+	if (!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1))))
+		return TRAP_TAKEN;
+	if (!task_field(task, tid, "status", "\nSigBlk:", buf, sizeof(buf), &p))
+		return TRAP_UNKNOWN;
+	return (strtoull(p + 8, NULL, 16) & libc) ? TRAP_LIBC : TRAP_BLOCKED;
 }
 
-/* Whether thread @tid still blocks SIGTRAP after a few looks. */
+/* Whether thread @tid keeps SIGTRAP blocked, by its own doing. */
 static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
 				  size_t len)
 {
 	const struct timespec ms = { 0, 1000000 };
+	bool blocked = false;
 	int i;
 
 	for (i = 0; i < BLOCKED_TRIES; i++) {
-		if (blocks_sigtrap(task, tid, name, len) != 1)
+		switch (trap_mask(task, tid, name, len)) {
+		case TRAP_TAKEN:
+		case TRAP_UNKNOWN:	/* gone, or cannot tell */
 			return false;
+		case TRAP_BLOCKED:
+			blocked = true;
+			break;
+		case TRAP_LIBC:
+			break;
+		}
 		nanosleep(&ms, NULL);
 	}
-	return true;
+	return blocked;
 }
 
 /* 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP. */
@@ -506,7 +542,7 @@ static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
 		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
 		    !sigismember(&cur, SIGTRAP))
 			return 0;
-		blocks_sigtrap(task, tid, name, sizeof(name));	/* its name */
+		trap_mask(task, tid, name, sizeof(name));	/* its name */
 	} else if (!keeps_sigtrap_blocked(task, tid, name, sizeof(name))) {
 		return 0;
 	}
