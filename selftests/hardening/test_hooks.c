@@ -675,6 +675,7 @@ static void blk_hook(int step)
 struct blk_result {
 	int tid, err, enabled, site, seen;	/* SIGTRAP blocked */
 	int err2, enabled2, seen2;		/* unblocked */
+	int self, err3, enabled3;		/* blocked by the caller */
 	char msg[1024];
 };
 
@@ -684,6 +685,7 @@ static struct blk_result *br;
 static int blk_child(void *arg)
 {
 	FILE *log = tmpfile();
+	sigset_t set;
 	pthread_t t;
 	size_t n;
 
@@ -709,6 +711,14 @@ static int blk_child(void *arg)
 	br->enabled2 = static_key_enabled(&k_blk);
 	br->seen2 = blk_seen;
 	sk_test_step_hook = NULL;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	br->self = gettid();
+	static_branch_disable(&k_blk);
+	br->err3 = statickeys_last_error();
+	br->enabled3 = static_key_enabled(&k_blk);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	fflush(stderr);
 	n = (size_t)pread(fileno(log), br->msg, sizeof(br->msg) - 1, 0);
 	br->msg[n < sizeof(br->msg) ? n : 0] = 0;
@@ -801,12 +811,14 @@ static void test_blocked_sigtrap(void)
 	if (STEPS == 1) {
 		tap_skip("x86 only: arm64 sites never trap", "a worker blocking every signal");
 		tap_skip("x86 only: arm64 sites never trap", "the same worker with SIGTRAP unblocked");
+		tap_skip("x86 only: arm64 sites never trap", "the caller blocking SIGTRAP");
 		tap_skip("x86 only: arm64 sites never trap", "a thread inside posix_spawn()");
 		return;
 	}
 #ifdef __SANITIZE_THREAD__
 	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a worker blocking every signal");
 	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the same worker with SIGTRAP unblocked");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the caller blocking SIGTRAP");
 	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a thread inside posix_spawn()");
 	return;
 #endif
@@ -824,6 +836,10 @@ static void test_blocked_sigtrap(void)
 	tap_ok(st == 0 && br->err2 == 0 && br->enabled2 && br->seen2 == 1,
 	       "the same worker with SIGTRAP unblocked: the change goes through, the worker trapped at step 1 runs the new path (%d, error %d)",
 	       br->seen2, br->err2);
+	snprintf(tid, sizeof(tid), "thread %d (", br->self);
+	tap_ok(st == 0 && br->err3 == EBUSY && br->enabled3 && strstr(br->msg, tid),
+	       "the thread changing the key blocks SIGTRAP itself: refused (error %d, want EBUSY), key still %d, the message names it",
+	       br->err3, br->enabled3);
 	st = hard_child(spawn_child, NULL, 20);
 	tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
 	       st < 100 ? st : -1, hard_status(st));
@@ -831,7 +847,7 @@ static void test_blocked_sigtrap(void)
 
 int main(void)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 3;
+	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 4;
 	int i;
 
 	tap_plan(checks);
