@@ -194,7 +194,9 @@ static struct x86_site *find_site(const struct batch *b, uintptr_t a)
  * A chain only goes down (a handler found over entry k goes to a level
  * above k), so every handler runs once per trap and none loops, unless
  * the program's own handlers would loop without the library.  below[] and
- * nr_levels change under jump_label_mutex; handlers read them lock-free.
+ * nr_levels change under jump_label_mutex; handlers read them lock-free
+ * (a level is written again only once the program dropped it or went
+ * back to it, and an SA_RESETHAND handler's level is reset by the handler).
  */
 #define NR_LEVELS	64
 
@@ -452,7 +454,7 @@ static int install_trap_handler(void)
  */
 #define BLOCKED_TRIES	50
 
-enum trap_mask { TRAP_TAKEN, TRAP_BLOCKED, TRAP_LIBC, TRAP_UNKNOWN };
+enum trap_mask { MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_UNKNOWN };
 
 /* Read @tid's file @file into @buf; @val: where @field first appears. */
 static bool task_field(int task, const char *tid, const char *file,
@@ -492,20 +494,20 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 	int i;
 
 	if (!task_field(task, tid, "stat", "(", buf, sizeof(buf), &p))
-		return TRAP_UNKNOWN;
+		return MASK_UNKNOWN;
 	q = strrchr(p, ')');	/* the name may hold ')' */
 	if (!q)
-		return TRAP_UNKNOWN;
+		return MASK_UNKNOWN;
 	snprintf(name, len, "%.*s", (int)(q - p - 1), p + 1);
 	for (p = q + 2, i = 3; p && i < 32; i++)
 		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
 	if (!p)
-		return TRAP_UNKNOWN;
+		return MASK_UNKNOWN;
 	if (!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1))))
-		return TRAP_TAKEN;
+		return MASK_TAKES_IT;
 	if (!task_field(task, tid, "status", "\nSigBlk:", buf, sizeof(buf), &p))
-		return TRAP_UNKNOWN;
-	return (strtoull(p + 8, NULL, 16) & libc) ? TRAP_LIBC : TRAP_BLOCKED;
+		return MASK_UNKNOWN;
+	return (strtoull(p + 8, NULL, 16) & libc) ? MASK_LIBC : MASK_BLOCKS_IT;
 }
 
 /* Whether thread @tid keeps SIGTRAP blocked, by its own doing. */
@@ -518,13 +520,13 @@ static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
 
 	for (i = 0; i < BLOCKED_TRIES; i++) {
 		switch (trap_mask(task, tid, name, len)) {
-		case TRAP_TAKEN:
-		case TRAP_UNKNOWN:	/* gone, or cannot tell */
+		case MASK_TAKES_IT:
+		case MASK_UNKNOWN:	/* gone, or cannot tell */
 			return false;
-		case TRAP_BLOCKED:
+		case MASK_BLOCKS_IT:
 			blocked = true;
 			break;
-		case TRAP_LIBC:
+		case MASK_LIBC:
 			break;
 		}
 		nanosleep(&ms, NULL);
