@@ -83,7 +83,9 @@ static inline bool jump_entry_is_branch(const struct jump_entry *e)
  *	0 when every site holds its new instruction; otherwise every site
  *	touched is brought back to its old instruction and the error is
  *	returned: -EIO (a write failed or did not land), -EACCES (code cannot
- *	be written or the threads cannot be serialized here), -ENOMEM.  If even
+ *	be written or the threads cannot be serialized here), -ENOMEM; or,
+ *	with nothing written, -EBUSY (a thread could not survive the update:
+ *	x86, SIGTRAP blocked).  If even
  *	that fails, the sites stay emulated (their key refuses changes) until
  *	arch_jump_label_repair() brings them back.  The queue is empty
  *	afterwards either way.

@@ -308,6 +308,7 @@ static int public_error(int err)
 	switch (err) {
 	case 0: case EPERM: case EILSEQ: case ERANGE: case EACCES:
 	case ENOMEM: case EMFILE: case ENFILE: case EIO: case EDEADLK:
+	case EBUSY:
 		return err;
 	}
 	SK_WARN_ONCE(1, "internal error %d (%s) reported as EIO", err,

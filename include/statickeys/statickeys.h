@@ -34,8 +34,9 @@ int statickeys_seal(void);
  * would leave its range; EDEADLK, the change was made inside the caller's
  * own jump_label_lock() section; EACCES, code cannot be written or the
  * threads cannot be serialized here; EIO, a write failed part-way and was
- * undone; ENOMEM; EMFILE or ENFILE, no descriptor for /proc/self/mem.
- * Nothing else is ever returned.
+ * undone; ENOMEM; EMFILE or ENFILE, no descriptor for /proc/self/mem;
+ * EBUSY, a thread blocks SIGTRAP and would be killed by the update
+ * (x86-64).  Nothing else is ever returned.
  */
 int statickeys_last_error(void);
 

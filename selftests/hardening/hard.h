@@ -60,6 +60,19 @@ static inline const char *hard_status(int st)
 }
 
 /*
+ * hard_chain() - what a polite signal handler does with a signal it does not
+ * own: pass it to the handler it replaced, @prev, if that is a handler.
+ */
+static inline void hard_chain(const struct sigaction *prev, int sig,
+			      siginfo_t *info, void *uc)
+{
+	if (prev->sa_flags & SA_SIGINFO)
+		prev->sa_sigaction(sig, info, uc);
+	else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN)
+		prev->sa_handler(sig);
+}
+
+/*
  * hard_deny() - from now on, the @n system calls in @nrs fail with @err in
  * this process.  -1 where seccomp is not available (qemu-user).
  */

@@ -8,11 +8,23 @@
  * while threads are in the trap handler, and SIGTRAP reset mid-update.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <alloca.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
@@ -34,6 +46,8 @@ DEFINE_STATIC_KEY_FALSE(k_emul);
 DEFINE_STATIC_KEY_FALSE(k_fail);
 DEFINE_STATIC_KEY_FALSE(k_fork);
 DEFINE_STATIC_KEY_FALSE(k_dfl);
+DEFINE_STATIC_KEY_FALSE(k_stk);
+DEFINE_STATIC_KEY_FALSE(k_blk);
 
 SITE(s_steps, static_branch_unlikely(&k_steps))
 SITE(s_emul, static_branch_unlikely(&k_emul))
@@ -42,12 +56,16 @@ SITE(s_fail_b, static_branch_likely(&k_fail))
 SITE(s_fail_c, static_branch_unlikely(&k_fail))
 SITE(s_fork, static_branch_unlikely(&k_fork))
 SITE(s_dfl, static_branch_unlikely(&k_dfl))
+SITE(s_stk, static_branch_unlikely(&k_stk))
+SITE(s_blk, static_branch_unlikely(&k_blk))
 
 static int (*volatile run_steps)(void) = s_steps;
 static int (*volatile run_emul)(void) = s_emul;
 static int (*volatile run_fail[])(void) = { s_fail_a, s_fail_b, s_fail_c };
 static int (*volatile run_fork)(void) = s_fork;
 static int (*volatile run_dfl)(void) = s_dfl;
+static int (*volatile run_stk)(void) = s_stk;
+static int (*volatile run_blk)(void) = s_blk;
 
 /* Run @fn in a new thread and return its result: the site runs elsewhere. */
 static int (*thread_fn)(void);
@@ -471,9 +489,365 @@ static void test_sigtrap_reset(void)
 	       hard_status(st));
 }
 
+/* ---- a thread short of stack at a site ---- */
+
+#define STK_SIZE	(64 * 1024)
+
+/* The case a child runs: free stack left at the site, alternate stack size. */
+struct stk_case {
+	size_t free, alt;
+};
+
+static struct stk_case stk;
+static char *stk_lo;		/* the lowest usable byte of the thread's stack */
+static int stk_seen = -1;
+
+/* Leave about @stk.free bytes of stack below this frame, run the site. */
+static __attribute__((noinline)) int stk_deep(void)
+{
+	char here;
+	size_t room = (size_t)(&here - stk_lo);
+	volatile char *p;
+
+	if (room < stk.free + 64)
+		return -1;
+	p = alloca(room - stk.free);
+	p[0] = 0;
+	return run_stk() + p[0];
+}
+
+static void *stk_thread(void *arg)
+{
+	stack_t ss = { .ss_size = stk.alt, .ss_flags = stk.alt ? 0 : SS_DISABLE };
+	size_t want;
+
+	(void)arg;
+	/* None at all without one (a sanitizer may have given it one). */
+	if (stk.alt)
+		ss.ss_sp = mmap(NULL, stk.alt, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL))
+		return (void *)(intptr_t)-2;
+	/* Once with room, so that lazy binding (a sanitizer's) is done. */
+	want = stk.free;
+	stk.free = STK_SIZE / 2;
+	stk_deep();
+	stk.free = want;
+	return (void *)(intptr_t)stk_deep();
+}
+
+/* Held after step 1: the site holds INT3, and the thread traps on it. */
+static void stk_hook(int step)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	void *ret;
+	char *m;
+
+	if (step != 1)
+		return;
+	/* A page that faults below the stack: the frame cannot go there. */
+	m = mmap(NULL, STK_SIZE + 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+		return;
+	stk_lo = m + 4096;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stk_lo, STK_SIZE);
+	if (!pthread_create(&t, &attr, stk_thread, NULL) &&
+	    !pthread_join(t, &ret))
+		stk_seen = (int)(intptr_t)ret;
+	pthread_attr_destroy(&attr);
+}
+
+static int stk_child(void *arg)
+{
+	stk = *(struct stk_case *)arg;
+	sk_test_step_hook = stk_hook;
+	static_branch_enable(&k_stk);
+	sk_test_step_hook = NULL;
+	return stk_seen == 1 ? 0 : 10 + stk_seen;
+}
+
+static bool stk_survives(size_t free, size_t alt)
+{
+	struct stk_case c = { free, alt };
+
+	return hard_child(stk_child, &c, 20) == 0;
+}
+
+/* The least of @lo..@hi (@hi surviving) for which survives(x) holds. */
+static size_t stk_least(bool alt, size_t lo, size_t hi)
+{
+	while (hi - lo > 16) {
+		size_t mid = (lo + hi) / 2;
+
+		if (alt ? stk_survives(1024, mid) : stk_survives(mid, 0))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+static void test_stack_at_site(void)
+{
+	unsigned long min = getauxval(AT_MINSIGSTKSZ);
+	/* 1 KiB: a third of the frame, and room for a sanitizer's own frames */
+	struct stk_case c = { 1024, 16384 };
+	int st;
+
+	if (STEPS == 1) {
+		tap_skip("x86 only: arm64 sites never trap", "a thread short of stack at a site");
+		tap_skip("x86 only: arm64 sites never trap", "the same without an alternate stack");
+		return;
+	}
+#ifdef __SANITIZE_THREAD__
+	/* Its pthread_create() and signal interceptors need their own room. */
+	tap_skip("ThreadSanitizer's runtime runs on the thread's stack too", "a thread short of stack at a site");
+	tap_skip("ThreadSanitizer's runtime runs on the thread's stack too", "the same without an alternate stack");
+	return;
+#endif
+	st = hard_child(stk_child, &c, 20);
+	tap_ok(st == 0, "%zu bytes of stack free at a half-written site, with a %zu-byte alternate stack: the thread survives and runs the new path (%s)",
+	       c.free, c.alt, hard_status(st));
+	c.alt = 0;
+	st = hard_child(stk_child, &c, 20);
+	tap_ok(st == 128 + SIGSEGV, "the same without an alternate stack: the signal frame does not fit, SIGSEGV (%s)",
+	       hard_status(st));
+	if (stk_survives(16384, 0) && stk_survives(1024, 16384))
+		tap_diag("AT_MINSIGSTKSZ %lu; a thread survives the trap with %zu bytes of stack free, or an alternate stack of %zu bytes",
+			 min, stk_least(false, 0, 16384), stk_least(true, 0, 16384));
+}
+
+/* ---- a worker that blocks every signal, as daemons' workers do ---- */
+
+static int blk_req[2], blk_ans[2];	/* pipes to the worker and back */
+
+/*
+ * Blocks every signal, then answers requests: 'r' runs the site, 'u'
+ * unblocks SIGTRAP, 't' gives its thread id, 'q' ends it.
+ */
+static void *blk_worker(void *arg)
+{
+	sigset_t set;
+	char c;
+	int v;
+
+	(void)arg;
+	sigfillset(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	while (read(blk_req[0], &c, 1) == 1 && c != 'q') {
+		v = 0;
+		if (c == 'r') {
+			v = run_blk();
+		} else if (c == 't') {
+			v = gettid();
+		} else {
+			sigemptyset(&set);
+			sigaddset(&set, SIGTRAP);
+			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		}
+		if (write(blk_ans[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	return NULL;
+}
+
+static int blk_ask(char c)
+{
+	int v = -1;
+
+	if (write(blk_req[1], &c, 1) != 1 ||
+	    read(blk_ans[0], &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+static int blk_seen;
+
+static void blk_hook(int step)
+{
+	if (step == 1)
+		blk_seen = blk_ask('r');	/* the site holds INT3 now */
+}
+
+struct blk_result {
+	int tid, err, enabled, site, seen;	/* SIGTRAP blocked */
+	int err2, enabled2, seen2;		/* unblocked */
+	int self, err3, enabled3;		/* blocked by the caller */
+	char msg[1024];
+};
+
+static struct blk_result *br;
+
+/* One change with the worker blocking SIGTRAP, one after it unblocked it. */
+static int blk_child(void *arg)
+{
+	FILE *log = tmpfile();
+	sigset_t set;
+	pthread_t t;
+	size_t n;
+
+	(void)arg;
+	if (!log || pipe(blk_req) || pipe(blk_ans) ||
+	    pthread_create(&t, NULL, blk_worker, NULL))
+		return 2;
+	pthread_setname_np(t, "sk-blocked");
+	br->tid = blk_ask('t');
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	sk_test_step_hook = blk_hook;
+	blk_seen = -1;
+	static_branch_enable(&k_blk);
+	br->err = statickeys_last_error();
+	br->enabled = static_key_enabled(&k_blk);
+	br->site = blk_ask('r') + 2 * run_blk();
+	br->seen = blk_seen;
+	blk_ask('u');
+	blk_seen = -1;
+	static_branch_enable(&k_blk);
+	br->err2 = statickeys_last_error();
+	br->enabled2 = static_key_enabled(&k_blk);
+	br->seen2 = blk_seen;
+	sk_test_step_hook = NULL;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	br->self = gettid();
+	static_branch_disable(&k_blk);
+	br->err3 = statickeys_last_error();
+	br->enabled3 = static_key_enabled(&k_blk);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	fflush(stderr);
+	n = (size_t)pread(fileno(log), br->msg, sizeof(br->msg) - 1, 0);
+	br->msg[n < sizeof(br->msg) ? n : 0] = 0;
+	if (write(blk_req[1], "q", 1) == 1)
+		pthread_join(t, NULL);
+	return 0;
+}
+
+/*
+ * A thread inside posix_spawn(): glibc blocks every signal (its own
+ * internal ones too) until the child has called execve(), and the child
+ * first opens a FIFO nobody writes to, so the thread stays there.  It runs
+ * no site, and must not make key changes fail.
+ */
+static char spawn_fifo[64];
+static pid_t spawn_pid;
+
+static void *spawner(void *arg)
+{
+	char *argv[] = { "true", NULL };
+	posix_spawn_file_actions_t fa;
+
+	(void)arg;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 3, spawn_fifo, O_RDONLY, 0);
+	if (posix_spawn(&spawn_pid, "/bin/true", &fa, NULL, argv, environ))
+		spawn_pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	return NULL;
+}
+
+/* Whether thread @tid has every signal blocked, as /proc says. */
+static bool all_blocked(pid_t tid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strstr(buf, "\nSigBlk:");
+	return p && (strtoull(p + 8, NULL, 16) & (1ULL << (SIGTRAP - 1)));
+}
+
+static void *spawner_tid(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	return spawner(NULL);
+}
+
+static int spawn_child(void *arg)
+{
+	char dir[] = "/tmp/sk-spawn-XXXXXX";
+	pid_t tid = 0;
+	pthread_t t;
+	int err, fd, st;
+
+	(void)arg;
+	if (!mkdtemp(dir))
+		return 100;
+	snprintf(spawn_fifo, sizeof(spawn_fifo), "%s/fifo", dir);
+	if (mkfifo(spawn_fifo, 0600) ||
+	    pthread_create(&t, NULL, spawner_tid, &tid))
+		return 101;
+	while (!__atomic_load_n(&tid, __ATOMIC_RELAXED) || !all_blocked(tid))
+		sched_yield();
+	static_branch_enable(&k_blk);
+	err = statickeys_last_error();
+	fd = open(spawn_fifo, O_WRONLY);	/* lets the child go on */
+	close(fd);
+	pthread_join(t, NULL);
+	if (spawn_pid > 0)
+		waitpid(spawn_pid, &st, 0);
+	unlink(spawn_fifo);
+	rmdir(dir);
+	static_branch_disable(&k_blk);
+	return err;
+}
+
+static void test_blocked_sigtrap(void)
+{
+	char tid[32];
+	int st;
+
+	if (STEPS == 1) {
+		tap_skip("x86 only: arm64 sites never trap", "a worker blocking every signal");
+		tap_skip("x86 only: arm64 sites never trap", "the same worker with SIGTRAP unblocked");
+		tap_skip("x86 only: arm64 sites never trap", "the caller blocking SIGTRAP");
+		tap_skip("x86 only: arm64 sites never trap", "a thread inside posix_spawn()");
+		return;
+	}
+#ifdef __SANITIZE_THREAD__
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a worker blocking every signal");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the same worker with SIGTRAP unblocked");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the caller blocking SIGTRAP");
+	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a thread inside posix_spawn()");
+	return;
+#endif
+	br = mmap(NULL, sizeof(*br), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	memset(br, 0, sizeof(*br));
+	st = hard_child(blk_child, NULL, 20);
+	snprintf(tid, sizeof(tid), "thread %d (sk-blocked)", br->tid);
+	tap_ok(st == 0 && br->err == EBUSY && !br->enabled && br->site == 0 &&
+	       br->seen == -1 && strstr(br->msg, tid),
+	       "a worker blocking every signal: the change is refused before any INT3 (error %d, want EBUSY), key %d, sites %d, the message names %s (%s)",
+	       br->err, br->enabled, br->site, tid, hard_status(st));
+	if (!strstr(br->msg, tid))
+		tap_diag("stderr: %s", br->msg);
+	tap_ok(st == 0 && br->err2 == 0 && br->enabled2 && br->seen2 == 1,
+	       "the same worker with SIGTRAP unblocked: the change goes through, the worker trapped at step 1 runs the new path (%d, error %d)",
+	       br->seen2, br->err2);
+	snprintf(tid, sizeof(tid), "thread %d (", br->self);
+	tap_ok(st == 0 && br->err3 == EBUSY && br->enabled3 && strstr(br->msg, tid),
+	       "the thread changing the key blocks SIGTRAP itself: refused (error %d, want EBUSY), key still %d, the message names it",
+	       br->err3, br->enabled3);
+	st = hard_child(spawn_child, NULL, 20);
+	tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
+	       st < 100 ? st : -1, hard_status(st));
+}
+
 int main(void)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1;
+	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 4;
 	int i;
 
 	tap_plan(checks);
@@ -488,5 +862,7 @@ int main(void)
 	test_half_way();
 	test_fork_in_handler();
 	test_sigtrap_reset();
+	test_stack_at_site();
+	test_blocked_sigtrap();
 	return tap_exit();
 }

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,7 @@ DEFINE_STATIC_KEY_FALSE(k_trap);
 DEFINE_STATIC_KEY_FALSE(k_sync);
 DEFINE_STATIC_KEY_FALSE(k_cancel);
 DEFINE_STATIC_KEY_FALSE(k_sig);
+DEFINE_STATIC_KEY_FALSE(k_blk);
 
 SITE(s_first, static_branch_unlikely(&k_first))
 SITE(s_fd, static_branch_unlikely(&k_fd))
@@ -42,6 +44,7 @@ SITE(s_trap, static_branch_unlikely(&k_trap))
 SITE(s_sync, static_branch_unlikely(&k_sync))
 SITE(s_cancel, static_branch_unlikely(&k_cancel))
 SITE(s_sig, static_branch_unlikely(&k_sig))
+SITE(s_blk, static_branch_unlikely(&k_blk))
 
 static int (*volatile run_first)(void) = s_first;
 static int (*volatile run_fd)(void) = s_fd;
@@ -52,6 +55,7 @@ static int (*volatile run_deferred)(void) = s_deferred;
 static int (*volatile run_sync)(void) = s_sync;
 static int (*volatile run_cancel)(void) = s_cancel;
 static int (*volatile run_sig)(void) = s_sig;
+static int (*volatile run_blk)(void) = s_blk;
 
 /* Bits a child sets in its exit status, one per thing that went wrong. */
 #define BAD(bit)	(1 << (bit))
@@ -300,10 +304,7 @@ static void h0(int sig)
 static void h(int sig, siginfo_t *info, void *uc)
 {
 	h_calls++;
-	if (h_old.sa_flags & SA_SIGINFO)
-		h_old.sa_sigaction(sig, info, uc);
-	else if (h_old.sa_handler != SIG_DFL && h_old.sa_handler != SIG_IGN)
-		h_old.sa_handler(sig);
+	hard_chain(&h_old, sig, info, uc);
 }
 
 static int chain_child(void *arg)
@@ -393,6 +394,110 @@ static void test_trap_chain(void)
 	st = hard_child(components_child, NULL, 20);
 	tap_ok(st == 0, "%d components' chained handlers, one re-asserted 5 times: each runs once per trap (%s)",
 	       NR_COMPONENTS, hard_status(st));
+}
+
+/*
+ * A plugin that installs a SIGTRAP handler when it is loaded and puts its
+ * predecessor back when it is unloaded, with key changes in between: while
+ * it is loaded a trap reaches it and then the program's handler; once it is
+ * gone, only the program's handler.
+ */
+static int plugin_trap_child(void *arg)
+{
+	struct sigaction sa;
+	int (*calls)(void);
+	int bad = 0;
+	void *p;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h0;
+	sigaction(SIGTRAP, &sa, NULL);
+	static_branch_enable(&k_trap);		/* the library over h0 */
+	p = dlopen(HARD_TRAP_PLUGIN, RTLD_NOW);	/* the plugin over it */
+	calls = p ? (int (*)(void))dlsym(p, "trap_plugin_calls") : NULL;
+	if (!calls)
+		return BAD(7);
+	static_branch_disable(&k_trap);		/* the library over the plugin */
+	raise(SIGTRAP);
+	bad |= calls() == 1 ? 0 : BAD(0);
+	bad |= h0_calls == 1 ? 0 : BAD(1);
+	dlclose(p);				/* the plugin puts the library back */
+	static_branch_enable(&k_trap);
+	raise(SIGTRAP);
+	bad |= h0_calls == 2 ? 0 : BAD(2);
+	return bad;
+}
+
+/*
+ * What a foreign SIGTRAP must do with the library's handler installed, the
+ * same as without it: @base is the program's disposition before the first
+ * key change, @late a polite handler installed after it (or none), @how
+ * raise() or an int3 in the program's own code.
+ */
+struct trap_case {
+	const char *what;
+	void (*base)(int);
+	bool late, int3;
+	int status;		/* the child's, as without the library */
+};
+
+static const struct trap_case trap_cases[] = {
+	{ "SIG_DFL, raise(): killed by SIGTRAP", SIG_DFL, false, false, 128 + SIGTRAP },
+	{ "SIG_IGN, raise(): ignored", SIG_IGN, false, false, 0 },
+	{ "SIG_IGN, an int3: killed by SIGTRAP (the kernel forces it)", SIG_IGN, false, true, 128 + SIGTRAP },
+	{ "a chaining handler installed after the library's, over SIG_DFL, raise(): it runs once, the process lives",
+	  SIG_DFL, true, false, 0 },
+	{ "the same, an int3: it runs once, the thread goes on after the int3",
+	  SIG_DFL, true, true, 0 },
+};
+
+static int trap_case_child(void *arg)
+{
+	const struct trap_case *c = arg;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = c->base;
+	sigaction(SIGTRAP, &sa, NULL);
+	static_branch_enable(&k_trap);		/* the library over @base */
+	static_branch_disable(&k_trap);
+	if (c->late) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = h;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, &h_old);
+	}
+#ifdef SK_TEST_X86
+	if (c->int3)
+		__asm__ volatile("int3");
+	else
+#endif
+		raise(SIGTRAP);
+	return c->late && h_calls != 1 ? 1 : 0;
+}
+
+static void test_foreign_traps(void)
+{
+	size_t i;
+	int st;
+
+	st = hard_child(plugin_trap_child, NULL, 20);
+	tap_ok(st == 0, "a plugin's SIGTRAP handler, put back at dlclose(): the next trap reaches the program's only (%s)",
+	       hard_status(st));
+	for (i = 0; i < sizeof(trap_cases) / sizeof(trap_cases[0]); i++) {
+#ifndef SK_TEST_X86
+		if (trap_cases[i].int3) {
+			/* arm64's BRK is not stepped over: a handler meets it again */
+			tap_skip("x86 only: an int3 the thread goes on after",
+				 "foreign SIGTRAP, %s", trap_cases[i].what);
+			continue;
+		}
+#endif
+		st = hard_child(trap_case_child, (void *)&trap_cases[i], 20);
+		tap_ok(st == trap_cases[i].status, "foreign SIGTRAP, %s (%s)",
+		       trap_cases[i].what, hard_status(st));
+	}
 }
 
 /* ---- cancellation in the middle of a change ---- */
@@ -493,24 +598,90 @@ static int sig_child(void *arg)
 	return 0;
 }
 
+/*
+ * Whether sites trap here: x86 with CONFIG_JUMP_LABEL=y, not under
+ * ThreadSanitizer (@tsan says why).  If not, check @what is skipped.
+ */
+static bool sites_trap(const char *what, const char *tsan)
+{
+#if !defined(SK_TEST_X86) || !defined(CONFIG_JUMP_LABEL)
+	/* (and qemu-user's signal emulation does not survive the storms) */
+	tap_skip("x86 with CONFIG_JUMP_LABEL=y only: no other site ever traps",
+		 "%s", what);
+	return false;
+#endif
+#ifdef __SANITIZE_THREAD__
+	tap_skip(tsan, "%s", what);
+	return false;
+#endif
+	(void)what;
+	(void)tsan;
+	return true;
+}
+
 static void test_site_in_signal_handler(void)
 {
 	int st;
 
-#if !defined(SK_TEST_X86) || !defined(CONFIG_JUMP_LABEL)
-	/* (and qemu-user's signal emulation does not survive the storm) */
-	tap_skip("x86 with CONFIG_JUMP_LABEL=y only: no other site ever traps",
-		 "sites run from a signal handler while keys change");
-	return;
-#endif
-#ifdef __SANITIZE_THREAD__
-	tap_skip("ThreadSanitizer runs asynchronous signal handlers at its own points, with SIGTRAP blocked",
-		 "sites run from a signal handler while keys change");
-	return;
-#endif
+	if (!sites_trap("sites run from a signal handler while keys change",
+			"ThreadSanitizer runs asynchronous signal handlers at its own points, with SIGTRAP blocked"))
+		return;
 	st = hard_child(sig_child, NULL, 60);
 
 	tap_ok(st == 0, "sites run from a signal handler while keys change: no thread dies (%s)",
+	       hard_status(st));
+}
+
+/* ---- a daemon's worker, with every signal blocked ---- */
+
+static int blk_stop, blk_started;
+static unsigned long blk_runs, blk_new;
+
+static void *blk_worker(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&blk_started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&blk_stop, __ATOMIC_RELAXED)) {
+		blk_new += run_blk();
+		blk_runs++;
+	}
+	return NULL;
+}
+
+/* Exit status: how many of 5 changes were not refused with EBUSY. */
+static int blk_child(void *arg)
+{
+	int i, bad = 0;
+	pthread_t t;
+
+	(void)arg;
+	if (!freopen("/dev/null", "w", stderr) ||
+	    pthread_create(&t, NULL, blk_worker, NULL))
+		return 100;
+	while (!__atomic_load_n(&blk_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (i = 0; i < 5; i++) {
+		static_branch_enable(&k_blk);
+		bad += statickeys_last_error() != EBUSY || static_key_enabled(&k_blk);
+	}
+	__atomic_store_n(&blk_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	return bad + (blk_new ? 50 : 0) + (run_blk() ? 60 : 0);
+}
+
+static void test_blocked_worker(void)
+{
+	int st;
+
+	if (!sites_trap("a worker blocking every signal runs a site while its key changes",
+			"ThreadSanitizer's own thread blocks every signal: the check is off"))
+		return;
+	st = hard_child(blk_child, NULL, 20);
+	tap_ok(st == 0, "a worker blocking every signal runs a site while its key changes 5 times: each change refused (EBUSY), key and site unchanged, the process lives (%s)",
 	       hard_status(st));
 }
 
@@ -574,14 +745,16 @@ int main(void)
 {
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tap_plan(13);
+	tap_plan(20);
 	test_descriptors();
 	test_loader_lock();
 	test_counts();
 	test_deferred_unload();
 	test_trap_chain();
+	test_foreign_traps();
 	test_cancel();
 	test_site_in_signal_handler();
+	test_blocked_worker();
 	test_no_serialization();
 	return tap_exit();
 }

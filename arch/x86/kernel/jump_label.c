@@ -5,12 +5,17 @@
  * being installed for any thread that runs into a half-written site.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
@@ -171,39 +176,67 @@ static struct x86_site *find_site(const struct batch *b, uintptr_t a)
 /* ---- SIGTRAP: the library's handler and the program's ---- */
 
 /*
- * The dispositions the library displaced, oldest first, each once.  The
- * library installs its handler before every step of an update if it is not
- * installed; the disposition it finds goes on this stack, unless it is on it
- * already (a program re-asserting its handler), in which case whatever
- * stood above it is dropped: the program went back to it.  A trap that is
- * not the library's goes to the newest; if that one chains to its
- * predecessor (the library's handler: the usual etiquette), the call goes
- * one further down, and below the oldest comes the default action.  So
- * every handler runs once per trap and none loops.
+ * The library's handler has NR_LEVELS entry points, one per level of a
+ * stack of the dispositions it displaced: entry k was installed over
+ * below[k] and stands for it.  A program handler installed over entry k
+ * keeps entry k's address as its predecessor; when it chains to it, entry
+ * k hands a trap that is not the library's to below[k], the disposition
+ * that handler would have found had the library not been there, and so on
+ * down.  So which entry the kernel holds says how much of the stack the
+ * program still has, and a program (or a plugin at dlclose()) that puts
+ * its predecessor back drops the levels above it with its own handler:
  *
- * The stack grows under jump_label_mutex; a handler reads it lock-free, so
- * an array it may be reading is never freed (it only grows, rarely).
+ *   SIGTRAP holds          before each step of an update
+ *   entry k                nothing written; levels above k are free
+ *   a foreign handler D    below[n] = D, entry n installed, n levels + 1
+ *   D == below[j]          the program went back to D: below[j] = D,
+ *                          entry j installed, j + 1 levels
+ *
+ * A chain only goes down (a handler found over entry k goes to a level
+ * above k), so every handler runs once per trap and none loops, unless
+ * the program's own handlers would loop without the library.  below[] and
+ * nr_levels change under jump_label_mutex; handlers read them lock-free
+ * (a level is written again only once the program dropped it or went
+ * back to it, and an SA_RESETHAND handler's level is reset by the handler).
  */
-static struct sigaction *displaced;
-static int nr_displaced, displaced_cap;
+#define NR_LEVELS	64
 
-/*
- * The traps this thread is passing down the stack: a chained call back
- * into the library's handler comes with the same siginfo.  A new trap
- * (SA_NODEFER lets one happen in a signal handler that interrupted the
- * library's) comes with its own.
- */
-struct chain {
-	const siginfo_t *info;
-	int next;		/* how many of the stack it has been through */
+static struct sigaction below[NR_LEVELS];
+static int nr_levels;
+
+static void trap_handler(int level, int sig, siginfo_t *info, void *ucv);
+
+#define TRAP_ENTRY(a, b)						\
+static void trap_entry_##a##b(int sig, siginfo_t *info, void *uc)	\
+{									\
+	trap_handler(a * 8 + b, sig, info, uc);				\
+}
+#define TRAP_ENTRIES(a)							\
+	TRAP_ENTRY(a, 0) TRAP_ENTRY(a, 1) TRAP_ENTRY(a, 2) TRAP_ENTRY(a, 3) \
+	TRAP_ENTRY(a, 4) TRAP_ENTRY(a, 5) TRAP_ENTRY(a, 6) TRAP_ENTRY(a, 7)
+TRAP_ENTRIES(0) TRAP_ENTRIES(1) TRAP_ENTRIES(2) TRAP_ENTRIES(3)
+TRAP_ENTRIES(4) TRAP_ENTRIES(5) TRAP_ENTRIES(6) TRAP_ENTRIES(7)
+
+#define E8(a)								\
+	trap_entry_##a##0, trap_entry_##a##1, trap_entry_##a##2,	\
+	trap_entry_##a##3, trap_entry_##a##4, trap_entry_##a##5,	\
+	trap_entry_##a##6, trap_entry_##a##7
+static void (*const trap_entries[NR_LEVELS])(int, siginfo_t *, void *) = {
+	E8(0), E8(1), E8(2), E8(3), E8(4), E8(5), E8(6), E8(7),
 };
 
-#define NR_CHAINS	4
-static __thread struct chain chains[NR_CHAINS]
-	__attribute__((tls_model("initial-exec")));
-static __thread int nr_chains __attribute__((tls_model("initial-exec")));
+/* The level of the entry @sa installs, or -1 if it is not one of ours. */
+static int entry_level(const struct sigaction *sa)
+{
+	int k;
 
-static void trap_handler(int sig, siginfo_t *info, void *ucv);
+	if (!(sa->sa_flags & SA_SIGINFO))
+		return -1;
+	for (k = 0; k < NR_LEVELS; k++)
+		if (sa->sa_sigaction == trap_entries[k])
+			return k;
+	return -1;
+}
 
 static void default_action(int sig)
 {
@@ -220,34 +253,42 @@ static void default_action(int sig)
 	raise(sig);
 }
 
-/* Call the next displaced handler for this trap as the kernel would. */
-static void chain_next(int sig, siginfo_t *info, void *uc, struct chain *c)
+/*
+ * SIG_DFL or SIG_IGN below @level, for a trap that is not the library's.
+ * If the kernel delivered it to this entry, do what the kernel would have:
+ * the default action, or nothing for an ignored SIGTRAP that was sent
+ * (si_code <= 0: raise(), kill); one it raised for an int3 or a debug
+ * exception is never ignored.  If a program handler chained to this entry,
+ * it took the entry for a handler; with SIG_DFL or SIG_IGN there it would
+ * have called nothing, so nothing is done.
+ */
+static void no_handler(int level, int sig, const siginfo_t *info,
+		       const struct sigaction *sa)
 {
-	int n = __atomic_load_n(&nr_displaced, __ATOMIC_ACQUIRE);
-	struct sigaction *v = __atomic_load_n(&displaced, __ATOMIC_ACQUIRE);
-	int i = n - 1 - c->next++;
-	struct sigaction sa;
+	struct sigaction cur;
+
+	if (sigaction(sig, NULL, &cur) || entry_level(&cur) != level)
+		return;
+	if (sa->sa_handler == SIG_IGN && info->si_code <= 0)
+		return;
+	default_action(sig);
+}
+
+/* A trap that is not the library's: to below[@level], as the kernel would. */
+static void pass_down(int level, int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction sa = below[level];
 	sigset_t mask, old;
 
-	if (i < 0) {
-		default_action(sig);
+	if (!(sa.sa_flags & SA_SIGINFO) &&
+	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)) {
+		no_handler(level, sig, info, &sa);
 		return;
 	}
-	sa = v[i];
-	if ((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == trap_handler) {
-		chain_next(sig, info, uc, c);	/* ours: skip it */
-		return;
-	}
-	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL) {
-		default_action(sig);
-		return;
-	}
-	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN)
-		return;
 	/* One-shot handlers are reset when delivered, as by the kernel. */
 	if (sa.sa_flags & SA_RESETHAND) {
-		memset(&v[i], 0, sizeof(v[i]));
-		v[i].sa_handler = SIG_DFL;
+		memset(&below[level], 0, sizeof(below[level]));
+		below[level].sa_handler = SIG_DFL;
 	}
 	mask = sa.sa_mask;
 	if (!(sa.sa_flags & SA_NODEFER))
@@ -260,22 +301,6 @@ static void chain_next(int sig, siginfo_t *info, void *uc, struct chain *c)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* A trap that is not the library's: down the displaced stack, once. */
-static void chain_trap(int sig, siginfo_t *info, void *uc)
-{
-	struct chain *c;
-
-	if (nr_chains == NR_CHAINS) {
-		default_action(sig);
-		return;
-	}
-	c = &chains[nr_chains++];
-	c->info = info;
-	c->next = 0;
-	chain_next(sig, info, uc, c);
-	nr_chains--;
-}
-
 static bool same_action(const struct sigaction *a, const struct sigaction *b)
 {
 	if ((a->sa_flags ^ b->sa_flags) & SA_SIGINFO)
@@ -284,31 +309,25 @@ static bool same_action(const struct sigaction *a, const struct sigaction *b)
 					: a->sa_handler == b->sa_handler;
 }
 
-/* Push @cur on the displaced stack; -ENOMEM if it cannot grow. */
+/* The level whose entry goes in over @cur, a disposition not ours. */
 static int displace(const struct sigaction *cur)
 {
-	int i;
+	int k;
 
-	for (i = nr_displaced - 1; i >= 0; i--)
-		if (same_action(&displaced[i], cur)) {
-			displaced[i] = *cur;
-			__atomic_store_n(&nr_displaced, i + 1, __ATOMIC_RELEASE);
-			return 0;
-		}
-	if (nr_displaced == displaced_cap) {
-		int cap = displaced_cap ? 2 * displaced_cap : 8;
-		struct sigaction *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		if (nr_displaced)
-			memcpy(v, displaced, nr_displaced * sizeof(*v));
-		__atomic_store_n(&displaced, v, __ATOMIC_RELEASE);
-		displaced_cap = cap;	/* the old array stays: see above */
+	for (k = nr_levels - 1; k >= 0; k--)
+		if (same_action(&below[k], cur))
+			break;
+	if (k < 0 && nr_levels == NR_LEVELS) {
+		/* @cur chains to the top entry, which stays what it was. */
+		SK_WARN_ONCE(1, "%d SIGTRAP handlers installed over the library's, one over the other: the newest is left out when a trap is passed on",
+			     NR_LEVELS + 1);
+		return NR_LEVELS - 1;
 	}
-	displaced[nr_displaced] = *cur;
-	__atomic_store_n(&nr_displaced, nr_displaced + 1, __ATOMIC_RELEASE);
-	return 0;
+	if (k < 0)
+		k = nr_levels;
+	below[k] = *cur;
+	nr_levels = k + 1;
+	return k;
 }
 
 /*
@@ -338,21 +357,18 @@ static int emulate(const struct batch *b, uintptr_t site, greg_t *rip)
  * look again, since the INT3 seen may belong to a batch that started after
  * the trap.  Only an INT3 that stays put with no batch of ours claiming it
  * is someone else's.  The kernel reports an INT3 as SI_KERNEL, valgrind as
- * TRAP_BRKPT; anything else (raise(), kill) is never ours.
+ * TRAP_BRKPT; anything else (raise(), kill) is never ours.  A trap that
+ * is not ours goes to the disposition entry @level stands for.
  */
-static void trap_handler(int sig, siginfo_t *info, void *ucv)
+static void trap_handler(int level, int sig, siginfo_t *info, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *rip = &uc->uc_mcontext.gregs[SK_REG_IP];
 	uintptr_t site = (uintptr_t)*rip - 1;
 	const struct batch *b;
 
-	if (nr_chains && chains[nr_chains - 1].info == info) {
-		chain_next(sig, info, ucv, &chains[nr_chains - 1]);
-		return;
-	}
 	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT) {
-		chain_trap(sig, info, ucv);
+		pass_down(level, sig, info, ucv);
 		return;
 	}
 	for (;;) {
@@ -379,37 +395,184 @@ static void trap_handler(int sig, siginfo_t *info, void *ucv)
 		if (gen == __atomic_load_n(&batch_gen, __ATOMIC_ACQUIRE))
 			break;
 	}
-	chain_trap(sig, info, ucv);
+	pass_down(level, sig, info, ucv);
 }
 
 /*
- * Make sure the library's handler is the one installed.  Called before the
- * writes of every step: a program that replaced it (or reset SIGTRAP to
- * SIG_DFL) between two steps gets it back before the next INT3 goes in or
- * comes out, and its own handler goes on the displaced stack.
+ * Make sure one of the library's entries is the handler installed.  Called
+ * before the writes of every step: a program that replaced it (or reset
+ * SIGTRAP to SIG_DFL) between two steps gets it back before the next INT3
+ * goes in or comes out, and its own handler goes on the stack of levels.
  */
 static int install_trap_handler(void)
 {
 	struct sigaction sa, cur;
+	int k;
 
 	if (sigaction(SIGTRAP, NULL, &cur))
 		return -EACCES;
-	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+	k = entry_level(&cur);
+	if (k >= 0) {
+		nr_levels = k + 1;	/* what stood above went away */
 		return 0;
-	if (displace(&cur))
-		return -ENOMEM;
+	}
 	/*
 	 * SA_NODEFER: a signal handler that interrupts this one may run a
 	 * site that holds INT3; with SIGTRAP blocked the kernel would kill
-	 * the process.  chain_next() blocks it for the program's handlers.
+	 * the process.  pass_down() blocks it for the program's handlers.
+	 * SA_ONSTACK: on a thread's alternate stack where it has one, so that
+	 * a thread short of stack at a site survives the signal frame.
 	 */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = trap_handler;
+	sa.sa_sigaction = trap_entries[displace(&cur)];
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, NULL))
 		return -EACCES;
 	return 0;
+}
+
+/*
+ * A thread that meets an INT3 with SIGTRAP blocked is killed, and the
+ * process with it: the kernel unblocks the signal and resets it to SIG_DFL
+ * before it delivers it.  Daemons block every signal in their workers.  So
+ * before the first INT3 of an update goes in, every thread's blocked mask
+ * is read from /proc/self/task/<tid>/stat, and the update is
+ * refused, naming the thread, if one blocks SIGTRAP.  (SIG_IGN, SIG_DFL or
+ * a program's handler in place of the library's are taken care of by
+ * install_trap_handler() before every step; a thread short of stack for
+ * the signal frame cannot be seen from here: see the rules for programs.)
+ *
+ * glibc blocks every signal for a moment inside some of its functions
+ * (pthread_create() in the new thread and its creator, pthread_kill(),
+ * raise(), posix_spawn()), with its own internal signals (32 and 33) in
+ * the set: masks no program can set through glibc, and code that runs no
+ * site.  Such a mask is passed over.  A thread that blocks SIGTRAP itself
+ * is looked at again, 1 ms apart, and the update refused only if it never
+ * had SIGTRAP unblocked meanwhile.  A thread that blocks SIGTRAP after the
+ * check is not seen: the rule for programs stays.  Where /proc cannot be
+ * read the check is skipped.
+ */
+#define BLOCKED_TRIES	50
+
+enum trap_mask { MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_UNKNOWN };
+
+/* Read @tid's file @file into @buf; @val: where @field first appears. */
+static bool task_field(int task, const char *tid, const char *file,
+		       const char *field, char *buf, size_t size,
+		       const char **val)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tid, file);
+	fd = openat(task, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* pread: should the number be another file's by now, it is only read. */
+	n = pread(fd, buf, size - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	*val = strstr(buf, field);
+	return *val != NULL;
+}
+
+/*
+ * How thread @tid's mask stands, and its name in @name.  Its stat file has
+ * the name and the low 31 bits of the mask (after the name, field 30 of
+ * the rest, "blocked"), and costs less to make than its status file, read
+ * only for the 64 bits of a mask that blocks SIGTRAP.
+ */
+static enum trap_mask trap_mask(int task, const char *tid, char *name,
+				size_t len)
+{
+	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
+	char buf[2048];
+	const char *p, *q;
+	int i;
+
+	if (!task_field(task, tid, "stat", "(", buf, sizeof(buf), &p))
+		return MASK_UNKNOWN;
+	q = strrchr(p, ')');	/* the name may hold ')' */
+	if (!q)
+		return MASK_UNKNOWN;
+	snprintf(name, len, "%.*s", (int)(q - p - 1), p + 1);
+	for (p = q + 2, i = 3; p && i < 32; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p)
+		return MASK_UNKNOWN;
+	if (!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1))))
+		return MASK_TAKES_IT;
+	if (!task_field(task, tid, "status", "\nSigBlk:", buf, sizeof(buf), &p))
+		return MASK_UNKNOWN;
+	return (strtoull(p + 8, NULL, 16) & libc) ? MASK_LIBC : MASK_BLOCKS_IT;
+}
+
+/* Whether thread @tid keeps SIGTRAP blocked, by its own doing. */
+static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
+				  size_t len)
+{
+	const struct timespec ms = { 0, 1000000 };
+	bool blocked = false;
+	int i;
+
+	for (i = 0; i < BLOCKED_TRIES; i++) {
+		switch (trap_mask(task, tid, name, len)) {
+		case MASK_TAKES_IT:
+		case MASK_UNKNOWN:	/* gone, or cannot tell */
+			return false;
+		case MASK_BLOCKS_IT:
+			blocked = true;
+			break;
+		case MASK_LIBC:
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+	return blocked;
+}
+
+/* 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP. */
+static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
+{
+	char name[64] = "?";
+	sigset_t cur;
+
+	if (atoi(tid) == gettid()) {	/* ours is at hand, and no passing state */
+		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
+		    !sigismember(&cur, SIGTRAP))
+			return 0;
+		trap_mask(task, tid, name, sizeof(name));	/* its name */
+	} else if (!keeps_sigtrap_blocked(task, tid, name, sizeof(name))) {
+		return 0;
+	}
+	sk_warn("thread %s (%s) blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (leave SIGTRAP unblocked in every thread: Documentation/static-keys.rst, rules for programs)",
+		tid, name, nr_sites);
+	return -EBUSY;
+}
+
+/* 0 if every thread of the process can take the update's traps. */
+static int threads_take_traps(size_t nr_sites)
+{
+	struct dirent *e;
+	int err = 0;
+	DIR *d;
+
+#ifdef __SANITIZE_THREAD__
+	/* ThreadSanitizer's own thread blocks every signal; it runs no site. */
+	return 0;
+#endif
+	d = opendir("/proc/self/task");
+	if (!d)
+		return 0;	/* no /proc here: cannot tell */
+	while (!err && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			err = thread_takes_traps(dirfd(d), e->d_name, nr_sites);
+	closedir(d);
+	return err;
 }
 
 /* ---- the protocol ---- */
@@ -772,6 +935,8 @@ int arch_jump_label_transform_apply(void)
 	if (!nr_queued)
 		return 0;
 	err = sk_sort_queue((void **)&queue, nr_queued, sizeof(*queue));
+	if (!err)
+		err = threads_take_traps(nr_queued);
 	if (!err)
 		err = install_trap_handler();
 	if (!err)
