@@ -8,7 +8,10 @@
  * here.  Every case runs in a fresh child, whose first change chooses the
  * write method, and is checked by executing the site.
  */
+/* pwrite() and pwrite64() are defined here by their own names. */
+#undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -24,10 +27,11 @@
 #include <statickeys/statickeys.h>
 #include "../ro/capture.h"
 #include "hard.h"
+#include "libc.h"
 #include "site.h"
 
 extern void (*sk_test_step_hook)(int step);
-#ifdef __x86_64__
+#ifdef SK_TEST_X86
 extern unsigned long sk_stuck_sites;
 #define STEPS	3
 #else
@@ -93,13 +97,19 @@ static void method(int i)
 
 /* ---- interposed: the allocator, and pwrite() ---- */
 
-/* A sanitizer owns malloc(): replacing it there would mix allocators. */
+/*
+ * A sanitizer owns malloc(): replacing it there would mix allocators; musl
+ * has no __libc_malloc() to hand the calls on to.
+ */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED	1
+#define SANITIZED	"a sanitizer owns malloc()"
 #elif defined(__has_feature)
 # if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#  define SANITIZED	1
+#  define SANITIZED	"a sanitizer owns malloc()"
 # endif
+#endif
+#if !defined(SANITIZED) && !defined(__GLIBC__)
+#define SANITIZED	SK_LIBC_NAME ": no __libc_malloc() to wrap"
 #endif
 
 static volatile int fail_allocs;	/* while set, allocations fail */
@@ -127,20 +137,43 @@ void *realloc(void *p, size_t n)
 }
 #endif
 
-/* pwrite number drop_nth (from 1) reports success and writes nothing. */
+/*
+ * pwrite number drop_nth (from 1) reports success and writes nothing.  The
+ * library may call either name (glibc's pwrite64() under
+ * _FILE_OFFSET_BITS=64); both count, and hand on to the C library's own.
+ */
 static volatile int drop_nth, nr_pwrites;
+
+static bool dropped(void)
+{
+	return drop_nth && ++nr_pwrites == drop_nth;
+}
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	if (drop_nth && ++nr_pwrites == drop_nth)
+	static ssize_t (*next)(int, const void *, size_t, off_t);
+
+	if (dropped())
 		return (ssize_t)len;
-	return syscall(SYS_pwrite64, fd, buf, len, off);
+	if (!next)
+		next = (ssize_t (*)(int, const void *, size_t, off_t))
+			dlsym(RTLD_NEXT, "pwrite");
+	return next(fd, buf, len, off);
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
+#ifdef __GLIBC__
+ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
 {
-	return pwrite(fd, buf, len, off);
+	static ssize_t (*next)(int, const void *, size_t, off64_t);
+
+	if (dropped())
+		return (ssize_t)len;
+	if (!next)
+		next = (ssize_t (*)(int, const void *, size_t, off64_t))
+			dlsym(RTLD_NEXT, "pwrite64");
+	return next(fd, buf, len, off);
 }
+#endif
 
 /* ---- the method a fresh process chooses here ---- */
 
@@ -297,8 +330,8 @@ static void test_transient(void)
 	int st;
 
 #ifdef SANITIZED
-	tap_skip("a sanitizer owns malloc()", "no memory during the first change");
-	tap_skip("a sanitizer owns malloc()", "memory back: the next changes work");
+	tap_skip(SANITIZED, "no memory during the first change");
+	tap_skip(SANITIZED, "memory back: the next changes work");
 #else
 	run(nomem_child, NULL, &st);
 	tap_ok(st == 0 && res->err[0] == ENOMEM && res->site[0] == 0 &&
