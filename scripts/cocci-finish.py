@@ -159,6 +159,22 @@ def is_comment_or_blank(text, state):
 	return not s
 
 
+def extent(texts, i):
+	"""Last line of the directive on line i: a comment opened on it may
+	close lines later ("#endif /* A ||" then "B */"), and a backslash
+	continues it.  Removing the directive removes those lines too, or
+	the comment's tail would be left as code."""
+	j, text = i, texts[i].rstrip('\r\n')
+	while j + 1 < len(texts):
+		s = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+		m = re.search(r'/\*|//', s)
+		if not (m and m.group(0) != '//') and not text.endswith('\\'):
+			break
+		j += 1
+		text += '\n' + texts[j].rstrip('\r\n')
+	return j
+
+
 def innermost_block(texts, idx):
 	stack, best = [], None
 	for i, t in enumerate(texts):
@@ -220,8 +236,10 @@ def drop_directives(path, lines, added):
 		copies = []
 		if ok:
 			state = [False]
+			own = set(range(b[0], extent(texts, b[0]) + 1)) | \
+			      set(range(b[1], extent(texts, b[1]) + 1))
 			for j in range(b[0] + 1, b[2]):
-				if j == b[1]:
+				if j in own:
 					continue
 				if id(lines[j][0]) in added and \
 				   split_comment(texts[j])[0].strip() == \
@@ -235,7 +253,8 @@ def drop_directives(path, lines, added):
 			      file=sys.stderr)
 			continue
 		done.add(tuple(b))
-		drop.update(b)
+		for d in b:
+			drop.update(range(d, extent(texts, d) + 1))
 		drop.update(copies[1:])
 		if copies:
 			lines[copies[0]] = (lines[copies[0]][0], merged_line(
