@@ -412,11 +412,38 @@ else:
 	coccinelle.cfg = cocci.make_ident(c)
 	coccinelle.key = cocci.make_ident(k)
 
+// A likely()/unlikely() around the test held for the one layout the old
+// test had; with static_branch_maybe() it contradicts the layout in one
+// state of the option: it goes with the old test.
 @depends on patch@
 identifier u.k, uok.cfg;
 position u.p;
 @@
 (
+- likely(static_branch_unlikely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_likely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_unlikely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_likely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_unlikely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_likely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_unlikely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_likely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
 - static_branch_unlikely@p(&k)
 + static_branch_maybe(cfg, &k)
 |
@@ -450,6 +477,9 @@ p << u.p;
 cfg << uok.cfg;
 @@
 msg = '%s: test of a %s-default key; use static_branch_maybe(%s, &%s)' % (k, cfg, cfg, k)
+hint = re.search(r'\b(likely|unlikely)\s*\(\s*$', _read(p[0].file)[int(p[0].line) - 1][:int(p[0].column)])
+if hint:
+	msg += ' without the %s() around it' % hint.group(1)
 if _mode == 'org':
 	coccilib.org.print_todo(p[0], msg)
 else:

@@ -23,8 +23,8 @@ tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 rm -rf "$work"
 mkdir -p "$work"
 
-cases="init_on spellings crossfile refusals macros runtime details tristate prefilter comments"
-plan=$((5 * 10 + 28))
+cases="init_on spellings crossfile refusals macros runtime details tristate prefilter comments hints"
+plan=$((5 * 11 + 28))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -172,7 +172,8 @@ else
 	ok $rc "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c only" "$t.diff"
 	: >"$t.cp"
 	for p in "$work"/init_on.patch "$work"/spellings.patch \
-		 "$work"/crossfile.patch "$t.patch"; do
+		 "$work"/crossfile.patch "$work"/hints.patch "$work"/comments.patch \
+		 "$t.patch"; do
 		perl "$t/scripts/checkpatch.pl" --no-tree --no-signoff --quiet \
 			--patch "$p" >>"$t.cp" 2>&1 || echo "$p: checkpatch failed" >>"$t.cp"
 	done
