@@ -23,7 +23,7 @@ rm -rf "$work"
 mkdir -p "$work/tmp"
 export TMPDIR=$work/tmp
 
-plan=16
+plan=18
 echo "TAP version 13"
 echo "1..$plan"
 skip() {
@@ -258,6 +258,37 @@ ok $? "SIGTERM in the git step keeps the previous series (exit $rc)" "$t.err"
 $cc --mode series --output-dir "$t/series" "$t/tree" >"$t.out" 2>>"$t.err"
 grep -q 'at2_key' "$t"/series/0001-*.patch
 ok $? "the next run replaces the series" "$t.out" "$t.err"
+
+# Sharding: MAX shards of the scan and their merge give what one run
+# gives, in report, patch and series mode; an incomplete set is refused.
+t=$work/shards
+mkdir -p "$t/tree"
+for c in init_on spellings crossfile refusals macros runtime details prefilter comments hints; do
+	cp -r "$fix/$c/in" "$t/tree/$c"
+done
+for i in 0 1 2; do
+	$cc --max 3 --index $i --shard-out "$t/shard$i.json" "$t/tree" >>"$t.list" 2>>"$t.err" ||
+		echo "shard $i failed" >>"$t.err"
+done
+: >"$t.diff"
+for mode in report patch series; do
+	$cc --mode $mode --output-dir "$t/one" "$t/tree" >"$t.$mode" 2>"$t.$mode.err"
+	rc1=$?
+	$cc --mode $mode --output-dir "$t/merged" --merge "$t/shard0.json" --merge "$t/shard1.json" \
+		--merge "$t/shard2.json" "$t/tree" >"$t.$mode.m" 2>"$t.$mode.m.err"
+	rc2=$?
+	sed -i "s|$t/one/||; s|$t/merged/||" "$t.$mode" "$t.$mode.m"
+	[ "$rc1" -eq 1 ] && [ "$rc2" -eq 1 ] || echo "$mode: exit $rc1 one run, $rc2 merged" >>"$t.diff"
+	diff -u "$t.$mode" "$t.$mode.m" >>"$t.diff" 2>&1
+	diff -u "$t.$mode.err" "$t.$mode.m.err" >>"$t.diff" 2>&1
+done
+diff -r -I '^From [0-9a-f]\{40\} ' -I '^Date: ' "$t/one" "$t/merged" >>"$t.diff" 2>&1
+[ ! -s "$t.diff" ] && [ "$(grep -c . "$t.report")" -gt 50 ]
+ok $? "3 shards merged give the report, patch and series of one run" "$t.diff" "$t.err"
+$cc --mode report --merge "$t/shard0.json" --merge "$t/shard2.json" "$t/tree" >"$t.out" 2>"$t.err"
+rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$t.out" ] && grep -q 'not one complete set: indices 0/3, 2/3' "$t.err"
+ok $? "a merge of an incomplete set of shards is refused (exit $rc)" "$t.err"
 
 ls -A "$TMPDIR" >"$work/leftover"
 [ ! -s "$work/leftover" ]
