@@ -197,16 +197,24 @@ DEFINE_STATIC_KEY_TRUE_RO(mixed_key);
 DEFINE_STATIC_KEY_FALSE(mixed_key);
 #endif
 EOF
+pair use_key CONFIG_USE >"$t/use.c"
+printf '%s\n' '// SPDX-License-Identifier: GPL-2.0-only' 'static int broken(int a {' \
+	'	return static_branch_unlikely(&use_key) ) } ;' '' 'int fine(void)' '{' \
+	'	return static_branch_likely(&use_key);' '}' >"$t/use2.c"
 $cc --mode report "$t" >"$t.report" 2>"$t.err"
 rc=$?
-grep -q '^gap.c:6:1: gap_key: .*spatch did not parse' "$t.report" && [ "$rc" -eq 1 ]
-ok $? "a pair in code spatch cannot parse is reported (exit $rc)" "$t.report" "$t.err"
+grep -q '^use2.c:3:9: use_key: this test was not converted: spatch did not parse' "$t.report" &&
+	grep -q '^use2.c:7:9: use_key: test of a CONFIG_USE-default key' "$t.report" &&
+	grep -q '^gap.c:6:1: gap_key: .*spatch did not parse' "$t.report" && [ "$rc" -eq 1 ]
+ok $? "a pair and a test in code spatch cannot parse are reported (exit $rc)" "$t.report" "$t.err"
 grep -q '^mixed.c:3:1: mixed_key: DEFINE_STATIC_KEY_TRUE_RO and DEFINE_STATIC_KEY_FALSE differ' "$t.report"
 ok $? "a TRUE_RO/FALSE pair is reported" "$t.report"
 $cc --mode patch "$t" >"$t.patch" 2>"$t.err"
 rc=$?
-[ "$rc" -eq 1 ] && [ ! -s "$t.patch" ] && grep -q 'gap_key: .*spatch did not parse' "$t.err"
-ok $? "patch mode names the unparsed pair on stderr, changes nothing (exit $rc)" "$t.err"
+[ "$rc" -eq 1 ] && [ "$(grep -c '^+++ ' "$t.patch")" -eq 2 ] && grep -q 'gap_key: .*spatch did not parse' "$t.err" &&
+	grep -q '^use2.c:3:9: use_key: this test was not converted' "$t.err" &&
+	grep -q '^+	return static_branch_maybe(CONFIG_USE, &use_key);' "$t.patch"
+ok $? "patch mode names the unparsed pair and test on stderr, converts the rest (exit $rc)" "$t.err" "$t.patch"
 
 # 9. An spatch older than the scripts' "// Requires:" is named, before any
 # run ("unknown option --python" was all an old one said).
