@@ -62,8 +62,22 @@ def _read(path):
 	return _text[path]
 
 def _strip_comments(s):
-	s = re.sub(r'/\*.*?\*/', ' ', s)
-	return re.sub(r'//.*$', '', s).strip()
+	s = re.sub(r'/\*.*?\*/', ' ', s, flags=re.S)
+	return ' '.join(re.sub(r'//.*$', '', s, flags=re.M).split())
+
+def _extent(lines, i):
+	"""Last 0-based line of the directive on line i: a comment opened on
+	it may close lines later (an #endif comment going on over two
+	lines), and a backslash continues it: those lines belong to it."""
+	j, text = i, lines[i]
+	while j + 1 < len(lines):
+		s = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+		m = re.search(r'/\*|//', s)
+		if not (m and m.group(0) != '//') and not text.endswith(chr(92)):
+			break
+		j += 1
+		text += '\n' + lines[j]
+	return j, text
 
 def _block(lines, idx):
 	"""Innermost #if block around 0-based line idx: [if, elses..., endif]."""
@@ -114,8 +128,9 @@ def classify(path, lt, lf):
 	branch = lambda i: max(j for j in range(len(b) - 1) if b[j] < i)
 	if branch(t) == branch(f):
 		return None, None
-	m = _DIRECTIVE.match(lines[b[0]])
-	cond = _strip_comments(m.group(1) + ' ' + m.group(2))
+	end, text = _extent(lines, b[0])
+	m = _DIRECTIVE.match(text.split('\n')[0])
+	cond = _strip_comments(m.group(1) + ' ' + text[m.start(2):])
 	if len(b) != 3 or _DIRECTIVE.match(lines[b[1]]).group(1) != 'else':
 		return 'elif', cond
 	for rx, positive in _COND:
@@ -127,7 +142,9 @@ def classify(path, lt, lf):
 	cfg = mm.group(1)
 	if (branch(t) == 0) != positive:
 		return 'inverted', cfg
-	if not _only_comments(lines, b[0] + 1, b[-1], (t, f, b[1])):
+	skip = {t, f}.union(range(b[0], end + 1),
+			    range(b[1], _extent(lines, b[1])[0] + 1))
+	if not _only_comments(lines, b[0] + 1, b[-1], skip):
 		return 'mixed', cfg
 	return 'convert', cfg
 
@@ -236,11 +253,15 @@ d2 << f.d2;
 p << t.p;
 p2 << f.p2;
 @@
-verdict, c = None, None
-if d.replace('TRUE', 'FALSE') == d2:
-	verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
-if verdict in MSG:
+verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
+if d.replace('TRUE', 'FALSE') != d2 and verdict is not None:
+	# TRUE_RO against FALSE, DEFINE against DECLARE: no one MAYBE
+	# form gives both.
+	verdict = 'mismatch'
+	msg = '%s: %s and %s differ in more than the initial state; not converted' % (k, d, d2)
+elif verdict in MSG:
 	msg = MSG[verdict] % (k, c)
+if verdict in MSG or verdict == 'mismatch':
 	if _mode == 'collect':
 		print('COLLECT\t%s\tPAIR\t%s\t%s\t%s\t%s\t%s' % (col(p[0]), k, d, verdict, p2[0].line, is_static(p[0])))
 		print('REFUSE\t%s\t%s' % (col(p[0]), msg))
@@ -391,11 +412,38 @@ else:
 	coccinelle.cfg = cocci.make_ident(c)
 	coccinelle.key = cocci.make_ident(k)
 
+// A likely()/unlikely() around the test held for the one layout the old
+// test had; with static_branch_maybe() it contradicts the layout in one
+// state of the option: it goes with the old test.
 @depends on patch@
 identifier u.k, uok.cfg;
 position u.p;
 @@
 (
+- likely(static_branch_unlikely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_likely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_unlikely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_likely@p(&k))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_unlikely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- likely(static_branch_likely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_unlikely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
+- unlikely(static_branch_likely@p(&(k)))
++ static_branch_maybe(cfg, &k)
+|
 - static_branch_unlikely@p(&k)
 + static_branch_maybe(cfg, &k)
 |
@@ -429,6 +477,9 @@ p << u.p;
 cfg << uok.cfg;
 @@
 msg = '%s: test of a %s-default key; use static_branch_maybe(%s, &%s)' % (k, cfg, cfg, k)
+hint = re.search(r'\b(likely|unlikely)\s*\(\s*$', _read(p[0].file)[int(p[0].line) - 1][:int(p[0].column)])
+if hint:
+	msg += ' without the %s() around it' % hint.group(1)
 if _mode == 'org':
 	coccilib.org.print_todo(p[0], msg)
 else:

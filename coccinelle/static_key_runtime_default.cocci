@@ -15,7 +15,9 @@
 // Confidence: Moderate
 // Copyright: (C) 2026 The statickeys authors
 // Comments: only calls directly under the CONFIG test are reported; a
-//  test that also depends on a boot parameter is left alone.
+//  test that also depends on a boot parameter is left alone, and so is
+//  a call in an early_param() or __setup() handler (it runs only when
+//  the parameter is given).
 // Options: --no-includes --include-headers
 // Keywords: static_key, static_branch_enable, DEFINE_STATIC_KEY_MAYBE
 // Requires: 1.0.8
@@ -54,18 +56,33 @@ def _read(path):
 	return _text[path]
 
 def in_init(path, line):
-	"""Is 1-based line inside a function whose header says __init?"""
+	"""Is 1-based line inside a function whose header says __init?
+	The header is the code of the four lines above the function's brace
+	after the last ; or }: a comment there that speaks of __init does
+	not count."""
 	lines = _read(path)
 	for i in range(line - 2, -1, -1):
 		s = lines[i]
 		if s.startswith('{'):
-			head = ' '.join(lines[max(0, i - 4):i])
+			head = '\n'.join(lines[max(0, i - 4):i])
+			head = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', head, flags=re.S)
+			# A comment cut by the top of the window ends in */.
+			head = head[head.rfind('*' + '/') + 1:]
 			head = head[head.rfind(';') + 1:]
 			head = head[head.rfind('}') + 1:]
-			return '__init' in head
+			return re.search(r'\b__init\b', head) is not None
 		if s.startswith('}'):
 			return False
 	return False
+
+_HANDLER = r'\b(?:early_param|__setup|__setup_param)\s*\(\s*"[^"]*"\s*,(?:\s*\w+\s*,)?\s*%s\s*[,)]'
+
+def param_handler(path, fn):
+	"""Is fn a boot-parameter handler (early_param(), __setup())?  It
+	runs only when the parameter is given, so what it sets is no
+	build-time default: a MAYBE key would change the state of a boot
+	without the parameter."""
+	return re.search(_HANDLER % re.escape(fn), '\n'.join(_read(path))) is not None
 
 def ifdef_config(path, line):
 	"""(CONFIG_X, True) when the line sits directly in an #ifdef CONFIG_X
@@ -183,7 +200,8 @@ p << cfgif.p;
 key;
 @@
 m = None
-if C.startswith('CONFIG_') and in_init(p[0].file, int(p[0].line)):
+if C.startswith('CONFIG_') and in_init(p[0].file, int(p[0].line)) and \
+   not param_handler(p[0].file, p[0].current_element):
 	src = _read(p[0].file)[int(p[0].line) - 1][int(p[0].column):]
 	call = re.match(r'\w+', src).group(0).replace('static_key_', 'static_branch_')
 	m = verdict(p[0].file, int(p[0].line), call, k, C,
@@ -204,7 +222,8 @@ key;
 @@
 m = None
 c = ifdef_config(p[0].file, int(p[0].line))
-if c is not None and in_init(p[0].file, int(p[0].line)):
+if c is not None and in_init(p[0].file, int(p[0].line)) and \
+   not param_handler(p[0].file, p[0].current_element):
 	src = _read(p[0].file)[int(p[0].line) - 1][int(p[0].column):]
 	call = re.match(r'\w+', src).group(0).replace('static_key_', 'static_branch_')
 	m = verdict(p[0].file, int(p[0].line), call, k, c[0], c[1],

@@ -11,10 +11,14 @@
 #    reports and patches exactly the same;
 #  - the patch applies (git apply --check), leaves the MAYBE users of 6.1
 #    alone, and a second run over the converted tree finds nothing;
+#  - two shards of the scan, merged, give the same report and patch;
 #  - with CONFIG_SLUB_DEBUG_ON=y and =n (x86_64 defconfig), the touched
 #    objects build before, after the declaration-only conversion and after
 #    the whole conversion; the declaration-only objects disassemble to
-#    exactly the original code.
+#    exactly the original code;
+#  - a MODE=series run over four subsystems (three keys written back as
+#    #ifdef pairs) gives four patches, and after each of them, applied in
+#    order, the objects they touch build with the options on and off.
 set -u
 : "${srctree:?srctree not set}" "${objtree:?objtree not set}"
 J=${J:-$(nproc)}
@@ -27,7 +31,7 @@ export GIT_CEILING_DIRECTORIES=$out
 cc="python3 $srctree/scripts/coccicheck --jobs $J"
 objs="mm/slub.o mm/slab_common.o"
 n=0 failed=0
-plan=$((11 + 2 * 6))
+plan=$((14 + 2 * 7))
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -83,6 +87,19 @@ ok $? "report: every pass given all the API files finds the same (--prefilter to
 $cc --prefilter tokens --mode patch "$src" >"$out/full.tokens.patch" 2>/dev/null
 diff -u "$out/full.patch" "$out/full.tokens.patch" >"$out/diff" 2>&1
 ok $? "patch: every pass given all the API files writes the same patch" "$out/diff"
+# Sharded: two shards of the scan, merged, give the same report and patch.
+: >"$out/shards.err"
+for i in 0 1; do
+	$cc --max 2 --index $i --shard-out "$out/shard$i.json" "$src" >/dev/null 2>>"$out/shards.err"
+done
+$cc --mode report --merge "$out/shard0.json" --merge "$out/shard1.json" "$src" \
+	>"$out/report.shards" 2>>"$out/shards.err"
+diff -u "$out/report" "$out/report.shards" >"$out/diff" 2>&1
+ok $? "report: 2 shards merged give the whole-tree report" "$out/diff"
+$cc --mode patch --merge "$out/shard0.json" --merge "$out/shard1.json" "$src" \
+	>"$out/full.shards.patch" 2>>"$out/shards.err"
+diff -u "$out/full.patch" "$out/full.shards.patch" >"$out/diff" 2>&1
+ok $? "patch: 2 shards merged give the whole-tree patch" "$out/diff"
 (cd "$src" && git apply --check "$out/full.patch" && git apply --check "$out/decl.patch") \
 	>"$out/diff" 2>&1
 ok $? "the patches apply (git apply --check)" "$out/diff"
@@ -122,9 +139,12 @@ build() {	# build CONFIG_STATE LABEL
 	if [ ! -f "$o/.config" ]; then
 		mkdir -p "$o"
 		make -s -C "$src" O="$o" defconfig >"$o.log" 2>&1 &&
-		"$src/scripts/config" --file "$o/.config" \
-			"--$( [ "$1" = on ] && printf enable || printf disable)" \
-			SLUB_DEBUG_ON &&
+		# The options of the series test below follow SLUB_DEBUG_ON.
+		for opt in SLUB_DEBUG_ON INIT_ON_ALLOC_DEFAULT_ON INIT_ON_FREE_DEFAULT_ON \
+			   RANDOMIZE_KSTACK_OFFSET_DEFAULT; do
+			"$src/scripts/config" --file "$o/.config" \
+				"--$( [ "$1" = on ] && printf enable || printf disable)" $opt
+		done &&
 		make -s -C "$src" O="$o" olddefconfig >>"$o.log" 2>&1 || return 1
 	fi
 	# shellcheck disable=SC2086
@@ -169,6 +189,41 @@ for state in on off; do
 	ok $? "SLUB_DEBUG_ON=$state: tree restored"
 	note "SLUB_DEBUG_ON=$state: $(($(date +%s) - s)) s"
 done
+
+# The series as a maintainer receives it, over four subsystems: Linux 6.1
+# with init_on_alloc, init_on_free and randomize_kstack_offset written
+# back as #ifdef pairs (as check-cocci does with a few files), converted
+# by MODE=series; after each of its patches, applied in order, the
+# objects its files go into build with the options on and off.
+old="include/linux/mm.h mm/page_alloc.c init/main.c include/linux/randomize_kstack.h"
+sobjs="mm/page_alloc.o mm/slub.o mm/slab_common.o init/main.o arch/x86/entry/common.o"
+mkdir -p "$out/orig"
+# shellcheck disable=SC2086
+(cd "$src" && cp --parents $old mm/slab.h "$out/orig" && perl -0pi -e '
+	s/(DEFINE|DECLARE)_STATIC_KEY_MAYBE(_RO)?\((CONFIG_\w+),\s*(init_on_alloc|init_on_free|randomize_kstack_offset)\);/#ifdef $3\n$1_STATIC_KEY_TRUE$2($4);\n#else\n$1_STATIC_KEY_FALSE$2($4);\n#endif/g;
+	s/static_branch_maybe\(CONFIG_\w+,[\s\\]*&(init_on_alloc|init_on_free|randomize_kstack_offset)\)/static_branch_unlikely(&$1)/g' \
+	$old mm/slab.h)
+GIT_AUTHOR_NAME="Coccinelle Test" GIT_AUTHOR_EMAIL=cocci@example.org \
+	$cc --mode series --output-dir "$out/series4" "$src" >"$out/series4.list" 2>"$out/series4.err"
+[ "$(grep -c '/000[1-9]-.*\.patch$' "$out/series4.list")" -eq 4 ]
+ok $? "MODE=series over the whole tree: 4 patches for the 4 subsystems" "$out/series4.list" "$out/series4.err"
+for state in on off; do
+	s=$(date +%s)
+	: >"$out/series4.build"
+	for p in "$out/series4"/000[1-9]-*.patch; do
+		(cd "$src" && git apply "$p") >>"$out/series4.build" 2>&1 &&
+		# shellcheck disable=SC2086
+		make -s -C "$src" O="$out/build-$state" -j"$J" $sobjs >>"$out/series4.build" 2>&1 ||
+			echo "$(basename "$p"): does not build with the options $state" >>"$out/series4.build"
+	done
+	! grep -q 'does not build' "$out/series4.build"
+	ok $? "options $state: every commit of the series builds ($sobjs)" "$out/series4.build"
+	for p in $(ls -r "$out/series4"/000[1-9]-*.patch); do
+		(cd "$src" && git apply -R "$p")
+	done
+	note "series build, options $state: $(($(date +%s) - s)) s"
+done
+cp -r "$out/orig/." "$src"
 
 (cd "$src" && git apply "$out/full.patch")
 # Exit status 1 stays: the refusals (x32_enabled_skey, lru_gen_caps).

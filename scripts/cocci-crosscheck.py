@@ -18,7 +18,11 @@ DECL = re.compile(r'\b(DEFINE|DECLARE)_STATIC_KEY_(ARRAY_)?(TRUE|FALSE)(_RO)?'
 
 def scan(path, rel, out):
 	with open(path, errors='replace') as f:
-		lines = f.read().split('\n')
+		scan_lines(f.read().split('\n'), rel, out)
+
+
+def scan_lines(lines, rel, out):
+	"""Add (rel, line of the TRUE declaration, key) of every pair."""
 	stack = []
 	for i, line in enumerate(lines):
 		m = DIRECTIVE.match(line)

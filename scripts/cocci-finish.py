@@ -159,6 +159,22 @@ def is_comment_or_blank(text, state):
 	return not s
 
 
+def extent(texts, i):
+	"""Last line of the directive on line i: a comment opened on it may
+	close lines later ("#endif /* A ||" then "B */"), and a backslash
+	continues it.  Removing the directive removes those lines too, or
+	the comment's tail would be left as code."""
+	j, text = i, texts[i].rstrip('\r\n')
+	while j + 1 < len(texts):
+		s = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+		m = re.search(r'/\*|//', s)
+		if not (m and m.group(0) != '//') and not text.endswith('\\'):
+			break
+		j += 1
+		text += '\n' + texts[j].rstrip('\r\n')
+	return j
+
+
 def innermost_block(texts, idx):
 	stack, best = [], None
 	for i, t in enumerate(texts):
@@ -220,8 +236,10 @@ def drop_directives(path, lines, added):
 		copies = []
 		if ok:
 			state = [False]
+			own = set(range(b[0], extent(texts, b[0]) + 1)) | \
+			      set(range(b[1], extent(texts, b[1]) + 1))
 			for j in range(b[0] + 1, b[2]):
-				if j == b[1]:
+				if j in own:
 					continue
 				if id(lines[j][0]) in added and \
 				   split_comment(texts[j])[0].strip() == \
@@ -235,7 +253,8 @@ def drop_directives(path, lines, added):
 			      file=sys.stderr)
 			continue
 		done.add(tuple(b))
-		drop.update(b)
+		for d in b:
+			drop.update(range(d, extent(texts, d) + 1))
 		drop.update(copies[1:])
 		if copies:
 			lines[copies[0]] = (lines[copies[0]][0], merged_line(
@@ -307,34 +326,102 @@ def in_macro(texts, idx):
 	return False
 
 
+# checkpatch's line length: a line the wrap leaves wider than 80 columns
+# must not pass it when the unwrapped one does not.
+LONG_LINE = 100
+ONE_LINE_MACRO = re.compile(r'^(\s*#\s*define\s+\w+(?:\([^)]*\))?)\s+(\S.*)$')
+
+
+def operator_break(code, start):
+	"""(head, column, rest) of code broken after the last &&, || or ,
+	before offset start at the depth of start, the rest to be aligned
+	one past the open parenthesis that holds them; None when there is
+	no such operator."""
+	stack, quote = [[None, None]], None
+	j = 0
+	while j < start:
+		ch = code[j]
+		if quote:
+			if ch == '\\':
+				j += 1
+			elif ch == quote:
+				quote = None
+		elif ch in '"\'':
+			quote = ch
+		elif ch == '(':
+			stack.append([j, None])
+		elif ch == ')' and len(stack) > 1:
+			stack.pop()
+		elif code.startswith(('&&', '||'), j):
+			stack[-1][1] = j + 2
+			j += 1
+		elif ch == ',':
+			stack[-1][1] = j + 1
+		j += 1
+	paren, op = stack[-1]
+	if paren is None or op is None:
+		return None
+	return code[:op].rstrip(), width(code[:paren + 1]), code[op:].lstrip()
+
+
 def wrap(texts, idx):
 	"""Kernel-style wrap of a line holding static_branch_maybe(CFG, &k).
 
 	Long lines break after the CONFIG argument, aligned with the open
-	parenthesis.  Inside a macro body every line of the result ends with
+	parenthesis, or else before the test at the && or , in front of
+	it, aligned with the parenthesis that holds them.  Inside a macro body every line of the result ends with
 	a backslash at the column the file uses, so the macro stays one
-	logical line."""
+	logical line.  A one-line macro breaks after its name instead, its
+	body kept whole: checkpatch reads a body split inside an if () as
+	statements trailing the if (an error the original did not have).
+	A wrap that does not bring every line within 80 columns is used only
+	when the line is wider than checkpatch's 100, and then the narrowest
+	form wins."""
 	text = texts[idx]
 	nl = '\r\n' if text.endswith('\r\n') else '\n' if text.endswith('\n') else ''
 	macro = in_macro(texts, idx)
 	code, cont = continued(text) if macro else (text.rstrip('\r\n'), False)
 	col = backslash_column(texts, idx) if macro else None
 	tail = lambda c: with_backslash(c, col) if cont else c
-	if width(tail(code)) <= 80:
-		return tail(code) + nl
+	whole = [tail(code)]
+	if width(whole[0]) <= 80:
+		return whole[0] + nl
+	forms = []
+	one = ONE_LINE_MACRO.match(code) if macro and not cont and \
+	      DEFINE.match(code) else None
 	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', code)
-	if not m:
-		return text
-	head = code[:m.start(1) + len(m.group(1)) + 1]
-	rest = code[m.end():]
-	c = width(code[:m.start(1)])
-	indent = '\t' * (c // 8) + ' ' * (c % 8)
-	if macro:
-		head = with_backslash(head, col)
-	# The backslash column counts from the start of the line: pad the
-	# indented continuation, not the bare rest (that put the backslash
-	# one indent too far right, past 100 columns in randomize_kstack.h).
-	return head + (nl or '\n') + tail(indent + rest) + nl
+	if one:
+		forms.append([with_backslash(one.group(1), col),
+			      '\t' + one.group(2)])
+	elif m:
+		head = code[:m.start(1) + len(m.group(1)) + 1]
+		rest = code[m.end():]
+		c = width(code[:m.start(1)])
+		indent = '\t' * (c // 8) + ' ' * (c % 8)
+		if macro:
+			head = with_backslash(head, col)
+		# The backslash column counts from the start of the line: pad
+		# the indented continuation, not the bare rest (that put the
+		# backslash one indent too far right, past 100 columns).
+		forms.append([head, tail(indent + rest)])
+		# Before the test, at the && or , in front of it, aligned
+		# with the parenthesis that holds both: when the test sits far
+		# right, its continuation above would be wider than the line.
+		ob = operator_break(code, m.start())
+		if ob:
+			head, c, rest = ob
+			indent = '\t' * (c // 8) + ' ' * (c % 8)
+			forms.append([with_backslash(head, col) if macro else head,
+				      tail(indent + rest)])
+	widest = lambda f: max(width(l) for l in f)
+	fits = [f for f in forms if widest(f) <= 80]
+	if fits:
+		best = fits[0]
+	elif width(whole[0]) <= LONG_LINE:
+		best = whole
+	else:
+		best = min(forms + [whole], key=widest)
+	return ''.join(l + (nl or '\n') for l in best[:-1]) + best[-1] + nl
 
 
 def unified(path, old, new):

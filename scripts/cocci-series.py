@@ -9,6 +9,7 @@
 # tree root, and a cover letter that lists the refusals.
 #
 # Used as a module by scripts/coccicheck; series() returns the file names.
+import ctypes
 import os
 import re
 import shutil
@@ -54,18 +55,63 @@ def split_files(text):
 	return out
 
 
-def maintainers(root, path):
+def get_maintainer(root, *args):
+	"""Lines of scripts/get_maintainer.pl, or None without it."""
 	gm = os.path.join(root, 'scripts', 'get_maintainer.pl')
 	if not os.path.isfile(gm):
-		return os.path.dirname(path)
-	r = subprocess.run(['perl', gm, '--no-git', '--no-git-fallback',
-			    '--no-rolestats', '--no-l', '--no-r', '-f', path],
-			   cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-			   text=True)
+		return None
+	r = subprocess.run(['perl', gm, '--no-git', '--no-git-fallback'] +
+			   list(args), cwd=root, stdout=subprocess.PIPE,
+			   stderr=subprocess.PIPE, text=True)
 	if r.returncode != 0:
 		raise SeriesError('%s: get_maintainer.pl failed: %s' %
-				  (path, r.stderr.strip()))
-	return '\n'.join(sorted(l for l in r.stdout.splitlines() if l.strip()))
+				  (args[-1], r.stderr.strip()))
+	return [l for l in r.stdout.splitlines() if l.strip()]
+
+
+def maintainers(root, path):
+	"""The group of a file: its maintainers from the file name alone.
+	Keyword matches (MAINTAINERS "K:" lines, on the file's text) are
+	left out: they differ between the files of one key and split its
+	conversion over two patches.  A file no one maintains is grouped
+	with the others of its directory."""
+	lines = get_maintainer(root, '--no-rolestats', '--no-l', '--no-r',
+			       '--no-keywords', '-f', path)
+	if not lines:
+		return 'dir:' + os.path.dirname(path)
+	return '\n'.join(sorted(lines))
+
+
+ROLE = re.compile(r'^(.*?)\s+\((.*)\)$')
+
+
+def recipients(root, patch):
+	"""(To, Cc) of a patch file as get_maintainer.pl gives them, lists
+	and reviewers included: maintainers and supporters in To, the rest
+	(reviewers, lists) in Cc; a patch no one maintains goes To its
+	lists.  ([], []) without get_maintainer.pl."""
+	lines = get_maintainer(root, '--rolestats', patch) or []
+	to, cc = [], []
+	for l in lines:
+		m = ROLE.match(l)
+		who, role = (m.group(1), m.group(2)) if m else (l, '')
+		(to if re.match(r'(maintainer|supporter|chief)', role) else cc).append(who)
+	if not to:
+		to = [c for c in cc if '<' not in c]
+		cc = [c for c in cc if c not in to]
+	return to, cc
+
+
+def add_recipients(path, to, cc):
+	"""Write To:/Cc: headers into a format-patch file, after Date:."""
+	with open(path, encoding='utf-8', errors='surrogateescape') as f:
+		text = f.read()
+	hdr = ''.join('%s: %s\n' % (name, ',\n    '.join(who))
+		      for name, who in (('To', to), ('Cc', cc)) if who)
+	text = re.sub(r'^(Date: [^\n]*\n)', lambda m: m.group(1) + hdr, text,
+		      count=1, flags=re.M)
+	with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
+		f.write(text)
 
 
 def parts(diff):
@@ -88,36 +134,87 @@ def rank(conv):
 	return 1 if macros else 2
 
 
-def prefix(paths):
-	"""The subject's subsystem prefix: mm/slub for mm/slub.c (with its
-	header), randomize_kstack for include/linux/randomize_kstack.h."""
-	cs = [p for p in paths if p.endswith('.c')]
-	if len(cs) == 1:
-		return os.path.splitext(cs[0])[0]
-	if not cs and len(paths) == 1 and paths[0].startswith('include/'):
-		return os.path.splitext(os.path.basename(paths[0]))[0]
-	pre = os.path.commonpath(paths) or 'treewide'
-	return os.path.splitext(pre)[0] if pre in paths else pre
+def path_prefix(path):
+	"""The subject prefix a file's subsystem uses, derived from its path
+	when there is no git history to learn it from (Documentation/
+	coccinelle.rst lists the rules): kernel/sched/core.c sched/core,
+	mm/slub.c mm/slub, drivers/.../e1000/e1000_main.c e1000,
+	net/core/dev.c net, arch/x86/entry/x.c x86/entry,
+	include/linux/randomize_kstack.h randomize_kstack."""
+	d = path.split('/')
+	stem = os.path.splitext(d[-1])[0]
+	if len(d) == 1:
+		return stem
+	top, dirs = d[0], d[1:-1]
+	if top == 'kernel':
+		return '/'.join(dirs[:1] + [stem])
+	if top in ('mm', 'lib'):
+		return top + '/' + (dirs[0] if dirs else stem)
+	if top == 'arch' and dirs:
+		sub = dirs[1:2]
+		return '/'.join(dirs[:1] + ([] if sub in (['include'], ['kernel'])
+					   else sub))
+	if top == 'drivers':
+		return dirs[-1] if len(dirs) > 1 else stem
+	if top == 'net':
+		return 'net' if not dirs or dirs[0] == 'core' else dirs[0]
+	if top in ('fs', 'security', 'sound'):
+		return dirs[0] if dirs else top
+	if top == 'include':
+		return stem if dirs == ['linux'] else (dirs[0] if dirs else stem)
+	return top
 
 
-def subject(paths, conv):
-	"""At most SUBJECT_MAX characters when any wording fits; it names the
-	keys the patch defines or declares (else the keys it tests)."""
-	pre = prefix(paths)
+# "sched/core: Fix x" gives sched/core, "net: e1000: Fix" net: e1000.
+GIT_PREFIX = re.compile(r'^([\w.,/+-]+(?:: [\w.,/+-]+)*): \S')
+
+
+def git_prefix(root, paths):
+	"""The prefix most of the last commits of these files use (at least
+	two of them), or None: the subsystem's own convention."""
+	if not os.path.isdir(os.path.join(root, '.git')):
+		return None
+	r = subprocess.run(['git', 'log', '-n', '50', '--no-merges',
+			    '--format=%s', '--'] + paths, cwd=root,
+			   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+	if r.returncode != 0:
+		return None
+	count = {}
+	for subj in r.stdout.decode('utf-8', 'replace').splitlines():
+		m = GIT_PREFIX.match(subj)
+		if m:
+			count[m.group(1)] = count.get(m.group(1), 0) + 1
+	best = max(sorted(count), key=lambda k: count[k], default=None)
+	return best if best and count[best] >= 2 else None
+
+
+def prefix(root, paths):
+	"""The subject's subsystem prefix: the one the files' git log uses,
+	else the one their paths give (the .c files' when they agree: mm/slub
+	for mm/slub.c with mm/slab.h), else their common directory."""
+	pre = git_prefix(root, paths)
+	if pre:
+		return pre
+	for ps in ([p for p in paths if p.endswith('.c')], paths):
+		got = {path_prefix(p) for p in ps}
+		if len(got) == 1:
+			return got.pop()
+	return os.path.commonpath(paths) or 'treewide'
+
+
+def subject(pre, conv):
+	"""One wording for every patch, at most SUBJECT_MAX characters: the
+	keys the patch defines or declares (else those it tests) by name
+	while they fit."""
 	keys = sorted(k for k, (_, ms, _) in conv.items() if ms) or sorted(conv)
-	names = ', '.join(keys)
-	macros = sorted({m for k in keys for m in conv[k][1]})
-	macro = ([m for m in macros if m.startswith('DEFINE')] + macros +
-		 ['static_branch_maybe'])[0]
-	for s in ('%s: Let the build-time default of %s choose the branch '
-		  'layout' % (pre, names),
-		  '%s: Use %s() for %s' % (pre, macro, names),
-		  '%s: Use %s for %s' % (pre, 'MAYBE static keys' if len(keys) > 1
-					 else 'a MAYBE static key', names)):
-		if len(s) <= SUBJECT_MAX:
-			return s
-	return '%s: Lay out %d static keys for their build-time defaults' % (
-		pre, len(keys))
+	s = '%s: Use %s' % (pre, 'a MAYBE static key' if len(keys) == 1
+			    else 'MAYBE static keys')
+	if len(s + ' for ' + ', '.join(keys)) <= SUBJECT_MAX:
+		return s + ' for ' + ', '.join(keys)
+	if len(s) <= SUBJECT_MAX:
+		return s
+	raise SeriesError('%s: the subject prefix leaves no room for a subject '
+			  'of %d characters' % (pre, SUBJECT_MAX))
 
 
 def plural(n, word):
@@ -225,41 +322,76 @@ def series(root, text, notes, outdir, kconfig):
 				  'GIT_AUTHOR_EMAIL')
 	env = dict(os.environ, GIT_COMMITTER_NAME=ident['GIT_AUTHOR_NAME'],
 		   GIT_COMMITTER_EMAIL=ident['GIT_AUTHOR_EMAIL'], **ident)
-	os.makedirs(outdir, exist_ok=True)
-	for f in os.listdir(outdir):
-		if f.endswith('.patch'):
-			os.unlink(os.path.join(outdir, f))
+	# The files are written to a directory beside outdir and renamed
+	# into place at the end: a run killed on the way (SIGTERM in the
+	# git step) leaves the previous series as it was.
+	parent = os.path.dirname(os.path.abspath(outdir))
+	os.makedirs(parent, exist_ok=True)
+	stage = tempfile.mkdtemp(prefix='.%s.' % os.path.basename(outdir),
+				 dir=parent)
 	tmp = tempfile.mkdtemp(prefix='cocci-series.')
 	try:
-		git(tmp, 'init', '-q', env=env)
-		for path in files:
-			dst = os.path.join(tmp, path)
-			os.makedirs(os.path.dirname(dst), exist_ok=True)
-			shutil.copyfile(os.path.join(root, path), dst)
-		git(tmp, 'add', '-A', env=env)
-		git(tmp, 'commit', '-q', '-m', 'base', env=env)
-		base = git(tmp, 'rev-parse', 'HEAD', env=env).decode().strip()
-		plan = []
-		for paths in groups.values():
-			diff = ''.join(files[p] for p in paths)
-			conv = parts(diff)
-			plan.append((rank(conv), paths, diff, conv, subject(paths, conv)))
-		plan.sort(key=lambda x: x[:2])
-		for _, paths, diff, conv, subj in plan:
-			pf = os.path.join(tmp, '.group.patch')
-			with open(pf, 'w', encoding='utf-8', errors='surrogateescape') as f:
-				f.write(diff)
-			git(tmp, 'apply', '--index', pf, env=env)
-			os.unlink(pf)
-			elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
-				     for k in conv}
-			body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere))
-			git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
-			    env=env)
-		git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,
-		    base + '..HEAD', env=env)
+		names = build(root, files, groups, notes, stage, tmp, env, kconfig)
+		publish(stage, outdir, names)
 	finally:
-		shutil.rmtree(tmp)
+		shutil.rmtree(tmp, ignore_errors=True)
+		shutil.rmtree(stage, ignore_errors=True)
+	return [os.path.join(outdir, n) for n in names]
+
+
+def publish(stage, outdir, names):
+	"""Put the files of stage in outdir, in place of its .patch files:
+	one atomic exchange of the two directories when outdir holds only
+	.patch files (renameat2 RENAME_EXCHANGE), else file by file."""
+	if os.path.isdir(outdir) and all(f.endswith('.patch')
+					 for f in os.listdir(outdir)):
+		libc = ctypes.CDLL(None, use_errno=True)
+		fn = getattr(libc, 'renameat2', None)
+		if fn is not None and fn(-100, os.fsencode(stage), -100,
+					 os.fsencode(outdir), 2) == 0:
+			return
+	elif not os.path.exists(outdir):
+		os.rename(stage, outdir)
+		os.mkdir(stage)		# for the caller's rmtree
+		return
+	for n in names:
+		os.replace(os.path.join(stage, n), os.path.join(outdir, n))
+	for f in os.listdir(outdir):
+		if f.endswith('.patch') and f not in names:
+			os.unlink(os.path.join(outdir, f))
+
+
+def build(root, files, groups, notes, outdir, tmp, env, kconfig):
+	"""Commit each group in the git work tree tmp and write the series
+	to outdir; return the file names."""
+	git(tmp, 'init', '-q', env=env)
+	for path in files:
+		dst = os.path.join(tmp, path)
+		os.makedirs(os.path.dirname(dst), exist_ok=True)
+		shutil.copyfile(os.path.join(root, path), dst)
+	git(tmp, 'add', '-A', env=env)
+	git(tmp, 'commit', '-q', '-m', 'base', env=env)
+	base = git(tmp, 'rev-parse', 'HEAD', env=env).decode().strip()
+	plan = []
+	for paths in groups.values():
+		diff = ''.join(files[p] for p in paths)
+		conv = parts(diff)
+		plan.append((rank(conv), paths, diff, conv,
+			     subject(prefix(root, paths), conv)))
+	plan.sort(key=lambda x: x[:2])
+	for _, paths, diff, conv, subj in plan:
+		pf = os.path.join(tmp, '.group.patch')
+		with open(pf, 'w', encoding='utf-8', errors='surrogateescape') as f:
+			f.write(diff)
+		git(tmp, 'apply', '--index', pf, env=env)
+		os.unlink(pf)
+		elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
+			     for k in conv}
+		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere))
+		git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
+		    env=env)
+	git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,
+	    base + '..HEAD', env=env)
 	names = sorted(f for f in os.listdir(outdir) if f.endswith('.patch'))
 	cover = os.path.join(outdir, names[0])
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
@@ -275,4 +407,13 @@ def series(root, text, notes, outdir, kconfig):
 	c = c.replace('*** BLURB HERE ***', '\n'.join(blurb))
 	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
 		f.write(c)
-	return [os.path.join(outdir, n) for n in names]
+	# Each patch goes to the people get_maintainer.pl names for it, the
+	# cover letter to all of them.
+	all_to, all_cc = [], []
+	for n in names[1:]:
+		to, cc = recipients(root, os.path.join(outdir, n))
+		add_recipients(os.path.join(outdir, n), to, cc)
+		all_to += [w for w in to if w not in all_to]
+		all_cc += [w for w in cc if w not in all_cc]
+	add_recipients(cover, all_to, [w for w in all_cc if w not in all_to])
+	return names

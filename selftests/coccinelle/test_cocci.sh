@@ -23,8 +23,8 @@ tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 rm -rf "$work"
 mkdir -p "$work"
 
-cases="init_on spellings crossfile refusals macros runtime details tristate prefilter"
-plan=$((5 * 9 + 22))
+cases="init_on spellings crossfile refusals macros runtime details tristate prefilter comments hints"
+plan=$((5 * 11 + 28))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -148,7 +148,9 @@ if [ ! -r "$tarball" ]; then
 	skip "MODE=series: the commits apply at the tree root, mm/ given as M" "no tarball"
 	skip "MODE=series: checkpatch.pl --strict is clean on every commit" "no tarball"
 	for c in "one patch per group" "git am in order" "subjects" "Linux 6.1 code back" \
-		 "checkpatch --strict, 4 groups" "refusals in the cover letter" "messages"; do
+		 "checkpatch --strict, 4 groups" "refusals in the cover letter" "messages" \
+		 "To/Cc" "one patch per key and subsystem" "keyword maintainer in To" \
+		 "every commit builds" "prefix from git log" "subjects within 75"; do
 		skip "MODE=series, 4 maintainer groups: $c" "no tarball"
 	done
 else
@@ -170,7 +172,8 @@ else
 	ok $rc "Linux 6.1 sites: patch applies, touches mm/slab.h mm/slub.c only" "$t.diff"
 	: >"$t.cp"
 	for p in "$work"/init_on.patch "$work"/spellings.patch \
-		 "$work"/crossfile.patch "$t.patch"; do
+		 "$work"/crossfile.patch "$work"/hints.patch "$work"/comments.patch \
+		 "$t.patch"; do
 		perl "$t/scripts/checkpatch.pl" --no-tree --no-signoff --quiet \
 			--patch "$p" >>"$t.cp" 2>&1 || echo "$p: checkpatch failed" >>"$t.cp"
 	done
@@ -228,8 +231,8 @@ else
 	ok $? "MODE=series: the patches apply in order with git am at the tree root" "$g.diff"
 	git -C "$g" log --reverse --format=%s HEAD~4..HEAD >"$g.subjects" 2>&1
 	printf '%s\n' "mm/page_alloc: Use MAYBE static keys for init_on_alloc, init_on_free" \
-		"init/main: Use DEFINE_STATIC_KEY_MAYBE_RO() for randomize_kstack_offset" \
-		"mm/slub: Use DEFINE_STATIC_KEY_MAYBE() for slub_debug_enabled" \
+		"init: Use a MAYBE static key for randomize_kstack_offset" \
+		"mm/slub: Use a MAYBE static key for slub_debug_enabled" \
 		"randomize_kstack: Use a MAYBE static key for randomize_kstack_offset" |
 		diff -u - "$g.subjects" >"$g.diff" 2>&1
 	ok $? "MODE=series: kernel-style subjects, at most 75 characters" "$g.diff"
@@ -256,11 +259,111 @@ else
 	# with the rest; every key a patch touches is in its message.
 	msg() { sed -n '/^$/,/^---$/p' "$g.series"/000"$1"-*.patch | tr '\n' ' '; }
 	{ msg 3 | grep -q 'init_on_alloc.*"mm/page_alloc: Use MAYBE static keys for init_on_alloc, init_on_free"' &&
-	  msg 3 | grep -q 'init_on_free' && msg 1 | grep -q '"mm/slub: Use DEFINE_STATIC_KEY_MAYBE() for slub_debug_enabled"' &&
-	  msg 4 | grep -q '"init/main: Use DEFINE_STATIC_KEY_MAYBE_RO() for randomize_kstack_offset"' &&
+	  msg 3 | grep -q 'init_on_free' && msg 1 | grep -q '"mm/slub: Use a MAYBE static key for slub_debug_enabled"' &&
+	  msg 4 | grep -q '"init: Use a MAYBE static key for randomize_kstack_offset"' &&
 	  msg 2 | grep -q '"randomize_kstack: Use a MAYBE static key for randomize_kstack_offset"'; } >"$g.diff" 2>&1
 	ok $? "MODE=series: each message names every key its patch touches and the patches with the rest" \
 		"$g.series/0003-mm-slub-Use-DEFINE_STATIC_KEY_MAYBE-for-slub_debug_e.patch"
+	# The series as a maintainer receives it.  The groups' patches carry
+	# To:/Cc: from get_maintainer.pl, lists and reviewers too.
+	sl=$(echo "$g.series"/0003-*.patch)
+	{ sed -n '/^To: /,/^Subject: /p' "$sl" | grep -q 'Vlastimil Babka <vbabka@suse.cz>' &&
+	  sed -n '/^Cc: /,/^Subject: /p' "$sl" | grep -q 'Roman Gushchin <roman.gushchin@linux.dev>' &&
+	  sed -n '/^Cc: /,/^Subject: /p' "$sl" | grep -q 'linux-mm@kvack.org' &&
+	  sed -n '/^To: /,/^Subject: /p' "$g.series"/0000-*.patch | grep -q 'Andrew Morton <akpm@linux-foundation.org>' &&
+	  sed -n '/^Cc: /,/^Subject: /p' "$g.series"/0000-*.patch | grep -q 'linux-hardening@vger.kernel.org' &&
+	  [ "$(grep -l '^To: ' "$g.series"/0*.patch | grep -c .)" -eq 5 ]; } >"$g.diff" 2>&1
+	ok $? "MODE=series: To/Cc of every patch and the cover letter from get_maintainer.pl" "$sl"
+
+	# A tree of three subsystems, its own MAINTAINERS: one key's files
+	# differ in a keyword match (one patch still), prefixes from the
+	# paths (no history) and from the git log, and every commit of the
+	# series builds with the option off and on.
+	s=$work/subsys
+	export GIT_AUTHOR_NAME="Coccinelle Test" GIT_AUTHOR_EMAIL=cocci@example.org
+	mkdir -p "$s/scripts" "$s/drivers/net/ethernet/acme/foo" "$s/kernel/sched" "$s/net/core"
+	for f in scripts/get_maintainer.pl COPYING CREDITS Kbuild Makefile README; do
+		cp "$t/$f" "$s/$f"
+	done
+	(cd "$s" && mkdir -p Documentation arch fs include init ipc lib)
+	printf '%s\n' "FOO DRIVER" "M:	Foo Maintainer <foo@example.org>" \
+		"R:	Foo Reviewer <foo-review@example.org>" "L:	foo-devel@lists.example.org" \
+		"S:	Maintained" "F:	drivers/net/ethernet/acme/foo/" "" \
+		"HARDENING" "M:	Hard Ener <hard@example.org>" "S:	Supported" \
+		"K:	\\bfoo_harden\\b" "" \
+		"SCHEDULER" "M:	Sched Uler <sched@example.org>" "S:	Maintained" "F:	kernel/sched/" "" \
+		"NETWORKING" "M:	Net Worker <net@example.org>" "L:	netdev@example.org" \
+		"S:	Maintained" "F:	net/" >"$s/MAINTAINERS"
+	printf 'config %s\n\tbool "x"\n\n' FOO_ON SCHED_ON NET_ON >"$s/Kconfig"
+	d=$s/drivers/net/ethernet/acme/foo
+	printf '%s\n' "#ifdef CONFIG_FOO_ON" "DECLARE_STATIC_KEY_TRUE(foo_key);" "#else" \
+		"DECLARE_STATIC_KEY_FALSE(foo_key);" "#endif" \
+		"static inline int foo_on(void)" "{" "	return static_branch_unlikely(&foo_key);" "}" >"$d/foo.h"
+	key_c() {	# key_c KEY CFG [HEADER]: a .c file that defines and tests KEY
+		[ -n "${3:-}" ] && printf '#include "%s"\n' "$3"
+		printf '%s\n' "#ifdef $2" "DEFINE_STATIC_KEY_TRUE($1);" "#else" "DEFINE_STATIC_KEY_FALSE($1);" \
+			"#endif" "int $1_test(void);" "int $1_test(void)" "{" \
+			"	return static_branch_unlikely(&$1);" "}"
+	}
+	# foo_harden, a keyword of HARDENING, on a line the patch changes
+	key_c foo_key CONFIG_FOO_ON foo.h |
+		sed 's/return static_branch_unlikely(&foo_key);/return static_branch_unlikely(\&foo_key) \&\& foo_harden();/' >"$d/foo_main.c"
+	sed -i '1i int foo_harden(void);' "$d/foo_main.c"
+	key_c sched_key CONFIG_SCHED_ON >"$s/kernel/sched/core.c"
+	key_c net_key CONFIG_NET_ON >"$s/net/core/dev.c"
+	(cd "$s" && git init -q && git add -A && git -c user.name=t -c user.email=t@localhost commit -qm base)
+	$cc --mode series --output-dir "$s.series" "$s" >"$s.list" 2>"$s.err"
+	# subjects FILE...: the subjects, unfolded (format-patch folds long ones)
+	subjects() {
+		perl -0777 -ne 'while (/^Subject: \[PATCH [^\]]*\] (.*(?:\n .*)*)/mg) {
+			($s = $1) =~ s/\n / /g; print "$s\n" }' "$@"
+	}
+	for p in "$s.series"/000[1-9]-*.patch; do
+		echo "$(subjects "$p"):" \
+			$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$p")
+	done >"$s.files"
+	printf '%s\n' "foo: Use a MAYBE static key for foo_key: drivers/net/ethernet/acme/foo/foo.h drivers/net/ethernet/acme/foo/foo_main.c" \
+		"sched/core: Use a MAYBE static key for sched_key: kernel/sched/core.c" \
+		"net: Use a MAYBE static key for net_key: net/core/dev.c" |
+		diff -u - "$s.files" >"$s.diff" 2>&1
+	ok $? "MODE=series: one patch per key and subsystem, prefixes from the paths" "$s.diff" "$s.err"
+	p=$(echo "$s.series"/0001-*.patch)
+	{ sed -n '/^To: /,/^Subject: /p' "$p" | grep -q 'Hard Ener <hard@example.org>' &&
+	  sed -n '/^Cc: /,/^Subject: /p' "$p" | grep -q 'Foo Reviewer <foo-review@example.org>' &&
+	  sed -n '/^Cc: /,/^Subject: /p' "$p" | grep -q 'foo-devel@lists.example.org'; } >"$s.diff" 2>&1
+	ok $? "MODE=series: the keyword match adds its maintainer to To, not a patch" "$p"
+	# Each commit of the series builds: git am one by one, every .c file
+	# compiled after each, with the options off and on.
+	mkdir -p "$work/inc/statickeys"
+	: >"$work/inc/statickeys/config.h"	# CONFIG_JUMP_LABEL off: no arch header
+	: >"$s.build"
+	for p in "$s.series"/000[1-9]-*.patch; do
+		(cd "$s" && GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@localhost git am -q "$p") >>"$s.build" 2>&1 ||
+			echo "$p: git am failed" >>"$s.build"
+		for c in "$d/foo_main.c" "$s/kernel/sched/core.c" "$s/net/core/dev.c"; do
+			for def in "" "-DCONFIG_FOO_ON=1 -DCONFIG_SCHED_ON=1 -DCONFIG_NET_ON=1"; do
+				# shellcheck disable=SC2086
+				${CC:-gcc} -fsyntax-only -Wall -Werror -I"$work/inc" -I"$srctree/include" \
+					-include linux/jump_label.h $def "$c" >>"$s.build" 2>&1 ||
+					echo "$(basename "$p"): $c does not build ($def)" >>"$s.build"
+			done
+		done
+	done
+	[ ! -s "$s.build" ]
+	ok $? "MODE=series: every commit of the series builds, options off and on" "$s.build"
+	# With a history, the subsystem's own prefix.
+	(cd "$s" && git reset -q --hard HEAD~3 &&
+	 for w in a b; do echo "/* $w */" >>kernel/sched/core.c &&
+		git -c user.name=t -c user.email=t@localhost commit -qam "sched: Note $w"; done)
+	$cc --mode series --output-dir "$s.series2" "$s" >"$s.list" 2>"$s.err"
+	grep -q '^Subject: \[PATCH 2/3\] sched: Use a MAYBE static key for sched_key$' "$s.series2"/0002-*.patch
+	ok $? "MODE=series: the prefix the files' git log uses (sched:)" "$s.err"
+	subjects "$g.series"/000[1-9]-*.patch "$s.series"/000[1-9]-*.patch \
+		"$s.series2"/000[1-9]-*.patch | grep -vxE '.{1,75}' >"$s.diff"
+	subjects "$g.series"/000[1-9]-*.patch "$s.series"/000[1-9]-*.patch |
+		grep -vE '^[^ ]+: Use (a MAYBE static key|MAYBE static keys)( for [a-z0-9_, ]+)?$' >>"$s.diff"
+	[ ! -s "$s.diff" ]
+	ok $? "MODE=series: every subject within 75 characters, one wording" "$s.diff"
 fi
 
 cocci_done

@@ -45,9 +45,10 @@ python3 "$srctree/scripts/coccicheck" --mode patch "$t" >"$t.patch" 2>"$t.err"
 (cd "$t" && git apply "$t.patch") >>"$t.err" 2>&1 &&
 	builds "$t/fs.c" CONFIG_FIXTURE_FS_DEBUG_ON "$t.log"
 ok $? "uses in macro bodies: the converted file builds, option off and on" "$t.err" "$t.log" "$t.patch"
-# Two macro lines were wrapped: two more continuation lines, no fewer.
+# One macro line was wrapped (one more continuation line, no fewer); the
+# one-line macro stays one line (94 columns, within checkpatch's 100).
 grep -n '\\$' "$t/fs.h" >"$t.bad"
-[ "$(grep -c . "$t.bad")" -eq $(($(grep -c '\\$' "$fix/macros/in/fs.h") + 2)) ]
+[ "$(grep -c . "$t.bad")" -eq $(($(grep -c '\\$' "$fix/macros/in/fs.h") + 1)) ]
 ok $? "uses in macro bodies: each wrapped macro line keeps a backslash" "$t.bad"
 
 # The semantic patch alone, as the kernel's make coccicheck MODE=patch
