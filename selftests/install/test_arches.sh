@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 sk_make() {
 	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u BUILDARCH \
 		-u CROSS_COMPILE -u CC -u CXX -u OBJDUMP -u NM -u READELF -u RUNNER \
-		-u Q -u objtree -u ARCH_CFLAGS -u SK_LIBC \
+		-u Q -u objtree -u ARCH_CFLAGS -u SK_LIBC -u KCONFIG_FRAGMENT -u LLVM \
 		make -C "$srctree" --no-print-directory "$@"
 }
 
