@@ -81,6 +81,16 @@ endif
 
 CC		:= $(CROSS_COMPILE)gcc
 CXX		:= $(CROSS_COMPILE)g++
+# SK_LIBC is glibc or musl (make CC=musl-gcc), from what the compiler's
+# headers define; the selftests read it (selftests/lib/tap.sh and
+# selftests/lib/libc.h say what differs), and the C++ tier needs it while
+# this Makefile is read.  Computed once, when first used; LLVM=1's clang
+# (scripts/Makefile.toolchain) builds for the same C library as gcc.
+sk_hash		:= \#
+SK_LIBC		= $(eval SK_LIBC := $(shell echo '$(sk_hash)include <limits.h>' | \
+		  $(CC) -dM -E -x c - 2>/dev/null | grep -q __GLIBC__ && \
+		  echo glibc || echo musl))$(SK_LIBC)
+export SK_LIBC
 AR		:= $(CROSS_COMPILE)ar
 OBJDUMP		:= $(CROSS_COMPILE)objdump
 NM		:= $(CROSS_COMPILE)nm
