@@ -179,6 +179,8 @@ SK_EXPORT void jump_label_lock(void)
 {
 	int old;
 
+	if (sk_batch_nest())	/* this thread's batch holds it */
+		return;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&jump_label_mutex);
 	lock_cancel_state = old;
@@ -194,6 +196,8 @@ void __jump_label_unlock(void)
 {
 	int old = lock_cancel_state;
 
+	if (sk_batch_unnest())
+		return;
 	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&jump_label_mutex);
 	if (nr_held)
@@ -327,6 +331,16 @@ void sk_count_sites_written(size_t n)
 	__atomic_fetch_add(&stats.sites_written, n, __ATOMIC_RELAXED);
 }
 
+void sk_set_error(int err)
+{
+	set_error(err);
+}
+
+void sk_count_updates(size_t n)
+{
+	__atomic_fetch_add(&stats.updates, n, __ATOMIC_RELAXED);
+}
+
 void sk_count_sync(void)
 {
 	__atomic_fetch_add(&stats.sync_steps, 1, __ATOMIC_RELAXED);
@@ -414,8 +428,12 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct jump_entry *e;
 	struct sk_object *o;
 	int queued = 0, err;
+	bool batch = sk_batch_open() && !sk_text_poke_probing();
+	size_t mark = batch ? arch_jump_label_transform_queued() : 0;
 
-	arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);	/* a failed change's */
+	/* A failed change's; not while a batch's sites are queued. */
+	if (!mark)
+		arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
@@ -427,7 +445,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 						entry_type(e, count));
 			if (err) {
 				report_site(e, err);
-				arch_jump_label_transform_discard();
+				arch_jump_label_transform_discard_from(mark);
 				return err == -EBUSY ? -EILSEQ : err;
 			}
 			queued++;
@@ -435,6 +453,12 @@ int sk_jump_label_update(struct static_key *key, int count)
 	}
 	if (!queued)
 		return 0;
+	if (batch) {		/* written by the batch's commit */
+		err = sk_batch_defer(key, count);
+		if (err)
+			arch_jump_label_transform_discard_from(mark);
+		return err ? err : queued;
+	}
 	err = arch_jump_label_transform_apply();
 	if (err)
 		return err;
@@ -500,7 +524,8 @@ static bool key_switch(struct static_key *key, bool on)
 		set_error(-err);
 		return false;
 	}
-	if (on)
+	/* In a batch, enabled once the commit has written the sites. */
+	if (on && !(err > 0 && sk_batch_open()))
 		__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
 	set_error(0);
 	return true;
@@ -538,6 +563,7 @@ static bool __static_key_slow_inc(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return false;
 	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
@@ -595,6 +621,7 @@ static void __static_key_slow_dec(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return;
 	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
@@ -643,6 +670,7 @@ static void __static_key_enable(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 	if (v > 0) {
 		SK_WARN_ONCE(v != 1, "static_key_enable() on key %p with count %d",
@@ -663,6 +691,7 @@ static void __static_key_disable(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 	if (v == 1 && refuse_sealed(key))
 		return;
@@ -1301,6 +1330,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	dl_iterate_phdr(find_segs_cb, &fs);
 
 	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
 	if (find_object(id)) {
 		__jump_label_unlock();
 		free(o);
@@ -1359,6 +1389,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 		sk_deferred_flush_range(segs[nsegs].start, segs[nsegs].end);
 
 	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
 	for (pp = &objects; *pp; pp = &(*pp)->next) {
 		if (*pp == o && o->handle == id) {
 			*pp = o->next;
