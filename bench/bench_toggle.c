@@ -14,6 +14,7 @@
 
 #include <statickeys/statickeys.h>
 #include "toggle.h"
+#include "bench_time.h"
 
 /* ---- heap accounting: glibc's allocator, wrapped ---- */
 
@@ -130,21 +131,6 @@ static int check_sites(const struct bench_sites *s, bool enabled)
 	return sum == (enabled ? s->nr * (s->nr + 1) / 2 : 0);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* ---- measurements ---- */
 
 /*
@@ -181,7 +167,7 @@ static void measure_heap(const struct bench_sites *s)
 static void measure_toggle(const struct bench_sites *s)
 {
 	int reps = s->nr >= 10000 ? 5 : s->nr >= 1000 ? 20 : MAX_REPS;
-	double on[MAX_REPS], off[MAX_REPS];
+	double on[MAX_REPS], off[MAX_REPS], con[MAX_REPS], coff[MAX_REPS];
 	struct statickeys_stats a, b;
 	bool ok = true;
 	int r;
@@ -191,26 +177,32 @@ static void measure_toggle(const struct bench_sites *s)
 	statickeys_get_stats(&a);
 	w0 = pwrites;
 	for (r = 0; r < reps; r++) {
-		double t0 = now_us(), t1, t2;
+		double c0 = cpu_us(), t0 = now_us(), t1, t2, c1, c2;
 
 		static_branch_enable(s->key);
 		t1 = now_us();
+		c1 = cpu_us();
 		ok &= check_sites(s, true);
+		c2 = cpu_us();
 		t2 = now_us();
 		static_branch_disable(s->key);
 		off[r] = now_us() - t2;
+		coff[r] = cpu_us() - c2;
 		on[r] = t1 - t0;
+		con[r] = c1 - c0;
 		ok &= check_sites(s, false);
 	}
 	statickeys_get_stats(&b);
 	qsort(on, reps, sizeof(on[0]), cmp_double);
 	qsort(off, reps, sizeof(off[0]), cmp_double);
-	printf("toggle %lu %d %.2f %.2f %.2f %.2f %s %.1f\n", s->nr, reps,
+	qsort(con, reps, sizeof(con[0]), cmp_double);
+	qsort(coff, reps, sizeof(coff[0]), cmp_double);
+	printf("toggle %lu %d %.2f %.2f %.2f %.2f %s %.1f %.2f %.2f\n", s->nr, reps,
 	       on[reps / 2], off[reps / 2],
 	       (double)(b.sync_steps - a.sync_steps) / (2 * reps),
 	       (double)(b.sites_written - a.sites_written) / (2 * reps),
 	       ok ? "ok" : "not-flipped",
-	       (double)(pwrites - w0) / (2 * reps));
+	       (double)(pwrites - w0) / (2 * reps), con[reps / 2], coff[reps / 2]);
 }
 
 int main(void)

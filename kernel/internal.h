@@ -103,6 +103,9 @@ __hidden int arch_jump_label_transform_queue(struct jump_entry *entry,
 					     enum jump_label_type type);
 __hidden int arch_jump_label_transform_apply(void);
 __hidden void arch_jump_label_transform_discard(void);
+/* How many sites are queued; drop those queued after the first @n. */
+__hidden size_t arch_jump_label_transform_queued(void);
+__hidden void arch_jump_label_transform_discard_from(size_t n);
 __hidden int arch_jump_label_decode(const struct jump_entry *entry,
 				    enum jump_label_type *type);
 __hidden void arch_jump_label_describe(const struct jump_entry *entry,
@@ -126,6 +129,21 @@ __hidden int sk_text_poke_begin(const void *sites, size_t n, size_t stride,
 			       size_t len);
 __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
+/*
+ * Bridged writes (kernel/text_poke.c, sk_text_poke_fill()): with a method
+ * whose every write is a system call, sites of one segment are written
+ * together with the code between them, as read just before the write, in
+ * writes of at most sk_text_poke_bridge_max() bytes (0: not worth it with
+ * this method).  SK_BRIDGE_GAP is the longest stretch of code between two
+ * sites that is bridged: a write costs about as much as copying a few
+ * kilobytes (Documentation/benchmarks.rst).  SK_BRIDGE_SPAN keeps the
+ * buffer, the kernel's copy and the read-back in the core's cache.
+ */
+#define SK_BRIDGE_GAP	2048
+#define SK_BRIDGE_SPAN	65536
+__hidden int sk_text_poke_fill(uintptr_t addr, uint8_t *buf, size_t len,
+			       bool (*fill)(uint8_t *buf, void *arg), void *arg);
+__hidden size_t sk_text_poke_bridge_max(void);
 __hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
 __hidden void sk_text_poke_fork_child(void);
@@ -260,6 +278,11 @@ __hidden void sk_warn_key(const void *key, const char *fmt, ...)
 extern __hidden void (*sk_test_step_hook)(int step);
 extern __hidden int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes,
 					 size_t len);
+/*
+ * x86: write every site on its own, for tests that fail the write of one
+ * site (the default bridges neighbouring sites into one write).
+ */
+extern __hidden bool sk_test_write_by_site;
 /* Traps of half-written sites that the x86 handler emulated. */
 extern __hidden unsigned long sk_trap_emulations;
 extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
@@ -272,5 +295,21 @@ extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
 		sk_warn(__VA_ARGS__);					\
 	__sk_c;								\
 })
+
+/*
+ * Batches of key changes (kernel/batch.c).  While the calling thread's
+ * batch is open, sk_jump_label_update() queues a key's sites and records
+ * the key (sk_batch_defer()) instead of writing; jump_label_lock() and
+ * _unlock() only count for that thread (sk_batch_nest(), _unnest());
+ * sk_batch_settle() writes what is queued before @key changes a second
+ * time (NULL: before an object registers or unregisters).
+ */
+__hidden bool sk_batch_open(void);
+__hidden bool sk_batch_nest(void);
+__hidden bool sk_batch_unnest(void);
+__hidden int sk_batch_defer(struct static_key *key, bool on);
+__hidden void sk_batch_settle(const struct static_key *key);
+__hidden void sk_set_error(int err);
+__hidden void sk_count_updates(size_t n);
 
 #endif /* _STATICKEYS_KERNEL_INTERNAL_H */

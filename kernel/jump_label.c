@@ -176,6 +176,8 @@ SK_EXPORT void jump_label_lock(void)
 {
 	int old;
 
+	if (sk_batch_nest())	/* this thread's batch holds it */
+		return;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&jump_label_mutex);
 	lock_cancel_state = old;
@@ -191,6 +193,8 @@ void __jump_label_unlock(void)
 {
 	int old = lock_cancel_state;
 
+	if (sk_batch_unnest())
+		return;
 	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&jump_label_mutex);
 	if (nr_held)
@@ -333,6 +337,16 @@ void sk_count_sites_written(size_t n)
 	__atomic_fetch_add(&stats.sites_written, n, __ATOMIC_RELAXED);
 }
 
+void sk_set_error(int err)
+{
+	set_error(err);
+}
+
+void sk_count_updates(size_t n)
+{
+	__atomic_fetch_add(&stats.updates, n, __ATOMIC_RELAXED);
+}
+
 void sk_count_sync(void)
 {
 	__atomic_fetch_add(&stats.sync_steps, 1, __ATOMIC_RELAXED);
@@ -421,8 +435,12 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct jump_entry *e;
 	struct sk_object *o;
 	int queued = 0, err;
+	bool batch = sk_batch_open() && !sk_text_poke_probing();
+	size_t mark = batch ? arch_jump_label_transform_queued() : 0;
 
-	arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);	/* a failed change's */
+	/* A failed change's; not while a batch's sites are queued. */
+	if (!mark)
+		arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);
 	for (o = objects; o; o = o->next) {
 		for (e = first_entry(o, key); e && e < o->stop &&
 		     jump_entry_key(e) == key; e++) {
@@ -434,7 +452,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 						entry_type(e, count));
 			if (err) {
 				report_site(e, err);
-				arch_jump_label_transform_discard();
+				arch_jump_label_transform_discard_from(mark);
 				return err == -EBUSY ? -EILSEQ : err;
 			}
 			queued++;
@@ -442,6 +460,12 @@ int sk_jump_label_update(struct static_key *key, int count)
 	}
 	if (!queued)
 		return 0;
+	if (batch) {		/* written by the batch's commit */
+		err = sk_batch_defer(key, count);
+		if (err)
+			arch_jump_label_transform_discard_from(mark);
+		return err ? err : queued;
+	}
 	err = arch_jump_label_transform_apply();
 	if (err)
 		return err;
@@ -524,7 +548,8 @@ static bool key_switch(struct static_key *key, bool on)
 		set_error(-err);
 		return false;
 	}
-	if (on)
+	/* In a batch, enabled once the commit has written the sites. */
+	if (on && !(err > 0 && sk_batch_open()))
 		__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
 	set_error(0);
 	return true;
@@ -612,6 +637,7 @@ static bool __static_key_slow_inc(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return false;
 	if (count_add(key, 1, 1, __INT_MAX__ - 1, &v)) {
@@ -634,6 +660,7 @@ void __static_key_slow_dec(struct static_key *key)
 {
 	int v;
 
+	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return;
 	if (!count_add(key, -1, 1, __INT_MAX__, &v)) {
@@ -650,7 +677,10 @@ void __static_key_slow_dec(struct static_key *key)
 
 static void __static_key_enable(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
+
+	sk_batch_settle(key);
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 
 	if (v == 0) {
 		if (!refuse_sealed(key))
@@ -670,7 +700,10 @@ static void __static_key_enable(struct static_key *key)
  */
 static void __static_key_disable(struct static_key *key)
 {
-	int v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int v;
+
+	sk_batch_settle(key);
+	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
 
 	if (v == 1 && refuse_sealed(key))
 		return;
@@ -696,7 +729,8 @@ static void __static_key_disable(struct static_key *key)
  */
 bool sk_change_lock(struct static_key *key, const char *fn, bool cpuslocked)
 {
-	if (jump_label_lock_is_mine()) {
+	/* This thread's batch holds the lock for its changes (kernel/batch.c). */
+	if (jump_label_lock_is_mine() && !sk_batch_open()) {
 		refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
 			      "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
 			      fn);
@@ -1533,6 +1567,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	dl_iterate_phdr(find_segs_cb, &fs);
 
 	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
 	if (find_object(id)) {
 		__jump_label_unlock();
 		free(o);
@@ -1595,6 +1630,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 		sk_deferred_flush_range(segs[nsegs].start, segs[nsegs].end);
 
 	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
 	for (pp = &objects; *pp; pp = &(*pp)->next) {
 		if (*pp == o && o->handle == id) {
 			*pp = o->next;

@@ -97,6 +97,17 @@ void arch_jump_label_transform_discard(void)
 	nr_queued = 0;
 }
 
+size_t arch_jump_label_transform_queued(void)
+{
+	return nr_queued;
+}
+
+void arch_jump_label_transform_discard_from(size_t n)
+{
+	if (n < nr_queued)
+		nr_queued = n;
+}
+
 /*
  * Store @n sites' instructions (new, or old when undoing), each followed by
  * the arch's cache synchronisation.  Returns how many were stored; *@err

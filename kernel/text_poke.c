@@ -79,6 +79,7 @@ static bool probing;
 static bool write_refused;	/* in this batch: choose again after it */
 
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
+bool sk_test_write_by_site;
 
 /*
  * What went wrong, for the messages: the first failure of a batch (later
@@ -665,13 +666,23 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
  */
 static int poke_once(uintptr_t addr, const void *bytes, size_t len);
 
-int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
+/*
+ * With @fill, @bytes is a buffer that fill() fills from the code as it is
+ * now before every attempt (a bridged write: see sk_text_poke_fill()), so
+ * that a retry never puts back bytes read before someone else's write.
+ */
+static int poke_checked(uintptr_t addr, uint8_t *bytes, size_t len,
+			bool (*fill)(uint8_t *buf, void *arg), void *arg)
 {
 	int err = 0, i;
 
-	if (!memcmp((const void *)addr, bytes, len))
+	if (fill ? !fill(bytes, arg) : !memcmp((const void *)addr, bytes, len))
 		return 0;
 	for (i = 0; i < POKE_TRIES; i++) {
+		if (fill && i && !fill(bytes, arg)) {
+			nr_landed++;	/* the write before landed late */
+			return 0;
+		}
 		err = poke_once(addr, bytes, len);
 		if (!err && !memcmp((const void *)addr, bytes, len)) {
 			nr_landed++;
@@ -691,6 +702,30 @@ int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
 	}
 	batch_failed = true;
 	return err;
+}
+
+int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
+{
+	return poke_checked(addr, (uint8_t *)bytes, len, NULL, NULL);
+}
+
+/*
+ * A bridged write: one write of @len bytes at @addr covering several sites
+ * and the code between them.  fill() copies the code at @addr into @buf and
+ * puts the sites' new bytes over it, and says whether any of them differs
+ * from what the site holds (false: nothing to write); it is called again,
+ * just before the write, for every retry.  Worth it only where a write
+ * costs a system call.
+ */
+int sk_text_poke_fill(uintptr_t addr, uint8_t *buf, size_t len,
+		      bool (*fill)(uint8_t *buf, void *arg), void *arg)
+{
+	return poke_checked(addr, buf, len, fill, arg);
+}
+
+size_t sk_text_poke_bridge_max(void)
+{
+	return method == POKE_PROCMEM ? SK_BRIDGE_SPAN : 0;
 }
 
 static int poke_once(uintptr_t addr, const void *bytes, size_t len)

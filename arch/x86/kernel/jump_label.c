@@ -56,7 +56,6 @@ struct batch {
 
 static struct x86_site *queue;
 static size_t nr_queued, queue_cap;
-static bool merge_writes = true;	/* see write_step() */
 
 static struct batch the_batch;
 static struct batch *live;
@@ -143,11 +142,15 @@ void arch_jump_label_transform_discard(void)
 	nr_queued = 0;
 }
 
-static void __attribute__((constructor)) merge_setup(void)
+size_t arch_jump_label_transform_queued(void)
 {
-	const char *env = secure_getenv("STATICKEYS_MERGE_WRITES");
+	return nr_queued;
+}
 
-	merge_writes = !env || strcmp(env, "0");
+void arch_jump_label_transform_discard_from(size_t n)
+{
+	if (n < nr_queued)
+		nr_queued = n;
 }
 
 /* A fork() child has none of the threads that were in the handler. */
@@ -622,34 +625,118 @@ static bool in_step(const struct x86_site *s, int step, bool undo)
 }
 
 /*
- * One step over the whole queue.  Sites that touch each other are written
- * with one write of their whole instructions (a write costs the same
- * whatever its length: issue #12), and every byte written belongs to a site
- * of the batch; within it, only the bytes the step changes change value.
- * STATICKEYS_MERGE_WRITES=0 writes site by site, for comparison.  A failed
+ * How a step groups its sites into writes (STATICKEYS_MERGE_WRITES, for
+ * comparison in make bench): "0" one write per site, "touch" one per run of
+ * sites that touch each other, and by default bridged writes where the
+ * write method makes each write a system call (sk_text_poke_bridge_max()).
+ */
+enum merge_mode { MERGE_NONE, MERGE_TOUCH, MERGE_BRIDGE };
+
+static enum merge_mode merge_mode = MERGE_BRIDGE;
+
+static void __attribute__((constructor)) merge_setup(void)
+{
+	const char *env = secure_getenv("STATICKEYS_MERGE_WRITES");
+
+	if (env && !strcmp(env, "0"))
+		merge_mode = MERGE_NONE;
+	else if (env && !strcmp(env, "touch"))
+		merge_mode = MERGE_TOUCH;
+}
+
+/* The sites [@i, @j) of the queue, written in @step together. */
+struct group {
+	size_t i, j;
+	int step;
+	bool undo;
+	uintptr_t start;
+};
+
+/*
+ * The bytes of a group's write: the code as it is now, the sites' bytes of
+ * the step over it.  Called just before every attempt at the write; false
+ * if every site holds its bytes already.
+ */
+static bool fill_group(uint8_t *buf, void *arg)
+{
+	const struct group *g = arg;
+	size_t k, len = queue[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
+	bool differs = false;
+
+	if (g->j - g->i > 1)
+		memcpy(buf, (const void *)g->start, len);
+	for (k = g->i; k < g->j; k++) {
+		uint8_t *p = buf + (queue[k].addr - g->start);
+
+		step_bytes(&queue[k], g->step, g->undo, p);
+		differs = differs || memcmp(p, (const void *)queue[k].addr,
+					    JUMP_LABEL_NOP_SIZE);
+	}
+	return differs;
+}
+
+/*
+ * Whether site @k can join the write that ends with site @k - 1: it touches
+ * that site (unless @mode is MERGE_NONE), or, bridged (@bridge), the code
+ * between the two is short and lies in the segment that ends at @seg_end.
+ * INT3 bytes between them are no reason to stop: most code holds some,
+ * inside other instructions, and only the bytes of sites change value.
+ */
+static bool joins(size_t k, uintptr_t seg_end, enum merge_mode mode,
+		  bool bridge)
+{
+	uintptr_t prev = queue[k - 1].addr + JUMP_LABEL_NOP_SIZE;
+
+	if (queue[k].addr == prev)
+		return mode != MERGE_NONE;
+	return bridge && queue[k].addr - prev <= SK_BRIDGE_GAP &&
+	       queue[k].addr + JUMP_LABEL_NOP_SIZE <= seg_end;
+}
+
+/*
+ * One step over the whole queue, in as few writes as the write method makes
+ * worth it (a pwrite() costs about the same whatever its length, up to a
+ * few kilobytes: Documentation/benchmarks.rst).  Within a write, only the
+ * bytes the step changes change value: the code between sites is written
+ * back as it was read just before (the race that leaves is described in
+ * Documentation/static-keys.rst, "Writers of the same code").  A failed
  * write marks its sites as reached, so that undoing rewrites them: writing
  * a site's old bytes back is harmless.
  */
+static uint8_t step_buf[SK_BRIDGE_SPAN];
+
 static int write_step(int step, bool undo)
 {
-	uint8_t buf[64 * JUMP_LABEL_NOP_SIZE];
+	enum merge_mode mode = sk_test_write_by_site ? MERGE_NONE : merge_mode;
+	size_t max = mode == MERGE_BRIDGE ? sk_text_poke_bridge_max() : 0;
+	size_t limit = max ? max : 64 * JUMP_LABEL_NOP_SIZE;
+	struct group g = { .step = step, .undo = undo };
+	uintptr_t seg_start, seg_end = 0;
 	size_t i = 0, j, k;
-	int err = install_trap_handler();
+	/*
+	 * The first step forwards comes straight after the apply installed
+	 * the handler: asking the kernel again would only repeat its answer.
+	 */
+	int err = step == 1 && !undo ? 0 : install_trap_handler();
 
 	while (i < nr_queued && !err) {
 		if (!in_step(&queue[i], step, undo)) {
 			i++;
 			continue;
 		}
-		for (j = i + 1; merge_writes && j < nr_queued &&
-		     j - i < 64 && in_step(&queue[j], step, undo) &&
-		     queue[j].addr == queue[j - 1].addr + JUMP_LABEL_NOP_SIZE; j++)
+		g.start = queue[i].addr;
+		if (max && g.start >= seg_end &&
+		    sk_text_segment(g.start, &seg_start, &seg_end) < 0)
+			seg_end = 0;
+		for (j = i + 1; j < nr_queued && in_step(&queue[j], step, undo) &&
+		     queue[j].addr + JUMP_LABEL_NOP_SIZE - g.start <= limit &&
+		     joins(j, seg_end, mode, max != 0); j++)
 			;
-		for (k = i; k < j; k++)
-			step_bytes(&queue[k], step, undo,
-				   buf + (k - i) * JUMP_LABEL_NOP_SIZE);
-		err = sk_text_poke(queue[i].addr, buf,
-				   (j - i) * JUMP_LABEL_NOP_SIZE);
+		g.i = i;
+		g.j = j;
+		err = sk_text_poke_fill(g.start, step_buf,
+					queue[j - 1].addr + JUMP_LABEL_NOP_SIZE - g.start,
+					fill_group, &g);
 		for (k = i; k < j; k++)
 			queue[k].done = undo ? (uint8_t)(step - 1) : (uint8_t)step;
 		if (err && undo)

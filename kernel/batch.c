@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * A batch of key changes: between statickeys_batch_begin() and
+ * statickeys_batch_commit() the calling thread's ordinary key changes
+ * (static_branch_enable(), static_key_slow_inc(), ...) queue their sites
+ * and write nothing; the commit writes every site of every key in one
+ * update, with the serializing steps of one change.
+ *
+ * The thread holds jump_label_lock() for the whole batch, so no other
+ * change can see the queue; the key functions it calls take the lock
+ * again, which here only counts (sk_batch_nest()).  A key being enabled
+ * keeps the count of a key in transition (-1, as during any enable) until
+ * the commit has written its sites, so that a lock-free
+ * static_key_fast_inc_not_disabled() cannot add to a count the commit may
+ * have to take back.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/jump_label.h>
+#include <statickeys/batch.h>
+#include "internal.h"
+
+struct batch_key {
+	struct static_key *key;
+	bool on;
+};
+
+static __thread unsigned int depth __attribute__((tls_model("initial-exec")));
+static __thread unsigned int nest __attribute__((tls_model("initial-exec")));
+
+/* Only the batch's thread (holding the mutex) touches what follows. */
+static struct batch_key *keys;
+static size_t nr_keys, keys_cap;
+static int batch_err;
+
+/*
+ * The keys of the batch, hashed by address (open addressing, at most half
+ * full): a key changed a second time must be found without a walk.
+ */
+static struct static_key **set;
+static size_t set_cap;
+
+static size_t slot(const struct static_key *key)
+{
+	uintptr_t h = (uintptr_t)key;
+
+	h ^= h >> 17;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 7) & (set_cap - 1);
+}
+
+static bool set_has(const struct static_key *key)
+{
+	size_t i;
+
+	if (!set_cap)
+		return false;
+	for (i = slot(key); set[i]; i = (i + 1) & (set_cap - 1))
+		if (set[i] == key)
+			return true;
+	return false;
+}
+
+static void set_put(struct static_key *key)
+{
+	size_t i;
+
+	for (i = slot(key); set[i]; i = (i + 1) & (set_cap - 1))
+		;
+	set[i] = key;
+}
+
+/* Room for @n keys in the set: 0 or -ENOMEM, the set unchanged then. */
+static int set_grow(size_t n)
+{
+	struct static_key **old = set;
+	size_t cap = set_cap ? set_cap : 64, i, old_cap = set_cap;
+
+	while (2 * n > cap)
+		cap *= 2;
+	if (cap == set_cap)
+		return 0;
+	set = calloc(cap, sizeof(*set));
+	if (!set) {
+		set = old;
+		return -ENOMEM;
+	}
+	set_cap = cap;
+	for (i = 0; i < old_cap; i++)
+		if (old[i])
+			set_put(old[i]);
+	free(old);
+	return 0;
+}
+
+bool sk_batch_open(void)
+{
+	return depth != 0;
+}
+
+bool sk_batch_nest(void)
+{
+	if (!depth)
+		return false;
+	nest++;
+	return true;
+}
+
+bool sk_batch_unnest(void)
+{
+	if (!nest)
+		return false;
+	nest--;
+	return true;
+}
+
+int sk_batch_defer(struct static_key *key, bool on)
+{
+	if (set_grow(nr_keys + 1) ||
+	    sk_reserve((void **)&keys, &keys_cap, nr_keys, sizeof(*keys)))
+		return -ENOMEM;
+	keys[nr_keys++] = (struct batch_key){ key, on };
+	set_put(key);
+	return 0;
+}
+
+/*
+ * Write what is queued.  Each key then takes its new count, or, if the
+ * update failed (it was undone: no site changed), the count it had.
+ */
+static int flush(void)
+{
+	int err = nr_keys ? arch_jump_label_transform_apply() : 0;
+	size_t i;
+
+	for (i = 0; i < nr_keys; i++) {
+		struct static_key *key = keys[i].key;
+
+		if (!err && keys[i].on)
+			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
+		else if (err)
+			__atomic_store_n(&key->enabled, keys[i].on ? 0 : 1,
+					 __ATOMIC_RELEASE);
+	}
+	if (!err)
+		sk_count_updates(nr_keys);
+	else if (!batch_err)
+		batch_err = err;
+	if (set_cap)
+		memset(set, 0, set_cap * sizeof(*set));
+	nr_keys = 0;
+	return err;
+}
+
+/*
+ * Before @key changes again within the batch (or, with NULL, before
+ * anything else uses the arch queue: an object registered or unregistered
+ * meanwhile), what the batch queued is written, so that the key's count
+ * and sites agree when the change starts.
+ */
+void sk_batch_settle(const struct static_key *key)
+{
+	if (depth && nr_keys && (!key || set_has(key)))
+		flush();
+}
+
+/**
+ * statickeys_batch_begin() - start a batch of key changes.
+ *
+ * Until the matching statickeys_batch_commit(), the key changes this thread
+ * makes queue their sites instead of writing them.  The thread holds the
+ * jump-label lock meanwhile: other threads' changes wait.  Batches nest: an
+ * inner pair joins the outer batch.
+ */
+SK_EXPORT void statickeys_batch_begin(void)
+{
+	if (depth) {
+		depth++;
+		return;
+	}
+	jump_label_lock();	/* before depth: a batch's lock only counts */
+	depth = 1;
+	batch_err = 0;
+	/*
+	 * The write method is chosen (by writing a probe site through the
+	 * update path, which a batch does not defer) before anything is
+	 * queued; if it fails here, the first change tries again.
+	 */
+	sk_text_poke_ready();
+}
+
+/**
+ * statickeys_batch_commit() - write the sites of every key changed since
+ * statickeys_batch_begin(), in one update.
+ *
+ * Returns 0, or a negative errno when the update failed: then no key
+ * changed by the batch since the last write changed (each has its count
+ * back), and statickeys_last_error() says why.  A change refused when it
+ * was made (a read-only key, a count out of range, a site that does not
+ * hold the expected instruction) was refused at once, as outside a batch,
+ * and leaves the other keys of the batch alone.
+ */
+SK_EXPORT int statickeys_batch_commit(void)
+{
+	int err;
+
+	if (!depth) {
+		sk_warn("statickeys_batch_commit() without statickeys_batch_begin()");
+		return -EINVAL;
+	}
+	if (--depth)
+		return 0;
+	flush();
+	err = batch_err;
+	sk_set_error(-err);
+	jump_label_unlock();
+	return err;
+}

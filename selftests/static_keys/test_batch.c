@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Batches of key changes (<statickeys/batch.h>): one update for many keys,
+ * and every key keeping the meaning of its own change: a key refused when
+ * it is changed leaves the others alone, a commit that fails gives every
+ * key its count back, a key changed twice and nested batches.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/jump_label.h>
+#include <statickeys/batch.h>
+#include <statickeys/statickeys.h>
+#include "tap.h"
+
+/* The library's hidden test hook (kernel/internal.h): a failing write. */
+extern int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
+
+#define NKEYS	8
+
+#define KEY(i) DEFINE_STATIC_KEY_FALSE(key##i);				\
+	static __attribute__((noinline)) int site##i(void)		\
+	{								\
+		return static_branch_unlikely(&key##i) ? 1 : 0;		\
+	}
+KEY(0) KEY(1) KEY(2) KEY(3) KEY(4) KEY(5) KEY(6) KEY(7)
+
+static struct static_key_false *const keys[NKEYS] = {
+	&key0, &key1, &key2, &key3, &key4, &key5, &key6, &key7,
+};
+static int (*volatile sites[NKEYS])(void) = {
+	site0, site1, site2, site3, site4, site5, site6, site7,
+};
+
+#ifdef CONFIG_JUMP_LABEL
+# define PATCHED 1
+#else
+# define PATCHED 0
+#endif
+
+/* How many sites run their enabled branch. */
+static int flipped(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < NKEYS; i++)
+		n += sites[i]();
+	return n;
+}
+
+static int enabled(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < NKEYS; i++)
+		n += static_key_enabled(keys[i]);
+	return n;
+}
+
+static unsigned long steps(void)
+{
+	struct statickeys_stats st;
+
+	statickeys_get_stats(&st);
+	return st.sync_steps;
+}
+
+static void all(bool on)
+{
+	int i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (on)
+			static_branch_enable(keys[i]);
+		else
+			static_branch_disable(keys[i]);
+}
+
+/* Write raw bytes into our own code, as a debugger would. */
+static int poke_self(void *addr, const void *bytes, size_t len)
+{
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = pwrite(fd, bytes, len, (off_t)(uintptr_t)addr);
+	close(fd);
+	return w == (ssize_t)len ? 0 : -1;
+}
+
+static int nr_writes;
+
+static int count_writes(uintptr_t addr, const void *bytes, size_t len)
+{
+	(void)addr; (void)bytes; (void)len;
+	nr_writes++;
+	return 0;
+}
+
+static int fail_writes(uintptr_t addr, const void *bytes, size_t len)
+{
+	(void)addr; (void)bytes; (void)len;
+	return -EIO;
+}
+
+static void test_one_update(void)
+{
+	unsigned long s0, one, batch;
+	int mid_enabled, mid_flipped, err;
+
+	/* The very first change is inside a batch: the method is chosen. */
+	statickeys_batch_begin();
+	static_branch_enable(keys[7]);
+	err = statickeys_batch_commit();
+	tap_ok(!err && sites[7]() && static_key_enabled(keys[7]),
+	       "the first change ever, in a batch, works (%d)", err);
+	static_branch_disable(keys[7]);
+
+	s0 = steps();
+	static_branch_enable(keys[0]);
+	one = steps() - s0;
+	static_branch_disable(keys[0]);
+
+	s0 = steps();
+	statickeys_batch_begin();
+	all(true);
+	mid_enabled = enabled();
+	mid_flipped = flipped();
+	sk_test_poke_hook = count_writes;
+	err = statickeys_batch_commit();
+	sk_test_poke_hook = NULL;
+	batch = steps() - s0;
+#if defined(__x86_64__) && defined(CONFIG_JUMP_LABEL)
+	/* Eight sites in neighbouring functions: one bridged write a step. */
+	if (!strcmp(statickeys_text_poke_method(), "procmem"))
+		tap_ok(nr_writes == 3, "the sites of 8 neighbouring functions went in 3 writes (%d)",
+		       nr_writes);
+	else
+		tap_skip("not procmem: writes are stores", "bridged writes");
+#else
+	tap_skip("x86-64 procmem only", "bridged writes");
+#endif
+	tap_ok(!err && flipped() == NKEYS && enabled() == NKEYS,
+	       "a batch enables %d keys: every site flipped (%d), every key enabled (%d), commit %d",
+	       NKEYS, flipped(), enabled(), err);
+	tap_ok(batch == one,
+	       "the batch took as many serializing steps as one key (%lu vs %lu)",
+	       batch, one);
+	if (PATCHED)
+		tap_ok(mid_enabled == 0 && mid_flipped == 0,
+		       "before the commit no site flipped (%d) and no key reads enabled (%d)",
+		       mid_flipped, mid_enabled);
+	else
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written, counts change at once",
+			 "before the commit no site flipped");
+	statickeys_batch_begin();
+	all(false);
+	err = statickeys_batch_commit();
+	tap_ok(!err && !flipped() && !enabled(),
+	       "a batch disables them all again (flipped %d, enabled %d, commit %d)",
+	       flipped(), enabled(), err);
+}
+
+/* Key 3's site holds a breakpoint while the batch is made. */
+static void test_refused_key(void)
+{
+	uint8_t *code = (uint8_t *)(uintptr_t)site3, saved[16];
+	int err3, err;
+
+	if (!PATCHED) {
+		tap_skip("CONFIG_JUMP_LABEL=n: no site to refuse", "a refused key");
+		tap_skip("CONFIG_JUMP_LABEL=n: no site to refuse", "the others go on");
+		return;
+	}
+	/* The site is within the function's first 16 bytes on both arches. */
+	memcpy(saved, code, sizeof(saved));
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	static_branch_enable(keys[1]);
+	{
+		/* Every byte of the function breaks the site's decoding. */
+		uint8_t junk[16];
+
+		memset(junk, 0xcc, sizeof(junk));
+		if (poke_self(code, junk, sizeof(junk)))
+			exit(2);
+	}
+	static_branch_enable(keys[3]);
+	err3 = statickeys_last_error();
+	if (poke_self(code, saved, sizeof(saved)))
+		exit(2);
+	static_branch_enable(keys[4]);
+	err = statickeys_batch_commit();
+	tap_ok(err3 == EILSEQ && !static_key_enabled(keys[3]) && !sites[3](),
+	       "the key whose site holds something else is refused at once (%d) and stays disabled",
+	       err3);
+	tap_ok(!err && sites[0]() && sites[1]() && sites[4]() &&
+	       static_key_enabled(keys[0]) && static_key_enabled(keys[4]) &&
+	       flipped() == 3,
+	       "the other keys of the batch, before and after it, are enabled (commit %d, %d flipped)",
+	       err, flipped());
+	statickeys_batch_begin();
+	all(false);
+	statickeys_batch_commit();
+}
+
+static void test_failed_commit(void)
+{
+	int err, last, c1;
+
+	static_branch_inc(keys[1]);	/* stays enabled: count 1 -> 2 -> 1 */
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	static_branch_inc(keys[1]);
+	static_branch_enable(keys[2]);
+	sk_test_poke_hook = fail_writes;
+	err = statickeys_batch_commit();
+	sk_test_poke_hook = NULL;
+	last = statickeys_last_error();
+	c1 = static_key_count(&keys[1]->key);
+	if (!PATCHED) {
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "a failed commit");
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "counts back");
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "the next batch");
+		static_branch_dec(keys[1]);	/* both increments */
+		static_branch_dec(keys[1]);
+		statickeys_batch_begin();
+		all(false);
+		statickeys_batch_commit();
+		return;
+	}
+	tap_ok(err == -EIO && last == EIO,
+	       "a commit whose writes fail returns -EIO (%d, last error %d)", err,
+	       last);
+	tap_ok(!static_key_enabled(keys[0]) && !static_key_enabled(keys[2]) &&
+	       !sites[0]() && !sites[2]() && c1 == 2 && sites[1](),
+	       "the keys it was enabling are disabled again, sites unchanged; a count that moved without writing keeps its move (%d)",
+	       c1);
+	static_branch_dec(keys[1]);
+	static_branch_dec(keys[1]);
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	err = statickeys_batch_commit();
+	tap_ok(!err && sites[0](), "the next batch works (%d)", err);
+	static_branch_disable(keys[0]);
+}
+
+static void test_twice_and_nested(void)
+{
+	int err, inner, c;
+
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	static_branch_disable(keys[0]);
+	static_branch_enable(keys[0]);
+	static_branch_inc(keys[5]);
+	static_branch_inc(keys[5]);
+	statickeys_batch_begin();
+	static_branch_enable(keys[6]);
+	inner = statickeys_batch_commit();
+	c = flipped();
+	err = statickeys_batch_commit();
+	tap_ok(!err && !inner && sites[0]() && static_key_enabled(keys[0]),
+	       "a key enabled, disabled and enabled again in one batch ends enabled (%d)",
+	       err);
+	tap_ok(static_key_count(&keys[5]->key) == 2 && sites[5](),
+	       "two increments in one batch: count 2 (%d), site flipped",
+	       static_key_count(&keys[5]->key));
+	tap_ok(sites[6]() && (!PATCHED || c < 3),
+	       "an inner batch joins the outer one: its key is written by the outer commit (%d flipped before it)",
+	       c);
+	static_branch_disable(keys[0]);
+	static_branch_dec(keys[5]);
+	static_branch_dec(keys[5]);
+	static_branch_disable(keys[6]);
+	tap_ok(statickeys_batch_commit() == -EINVAL,
+	       "a commit without a batch is refused");
+}
+
+/*
+ * Another thread's change waits for the batch: the batch's thread holds
+ * the jump-label lock from begin to commit, so the other change can neither
+ * write the batch's queued sites early nor touch the queue meanwhile.
+ * Judged without a clock: the other thread either finishes (the lock did
+ * not hold it) or is seen asleep in the kernel, waiting for the lock.
+ */
+static volatile int other_tid, other_done;
+
+static void *other_change(void *arg)
+{
+	(void)arg;
+	other_tid = (int)syscall(SYS_gettid);
+	static_branch_enable(keys[2]);
+	other_done = 1;
+	return NULL;
+}
+
+/* The scheduler state of thread @tid ('R', 'S', ...), or 0. */
+static char thread_state(int tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void test_other_thread_waits(void)
+{
+	pthread_t t;
+	int err, done_in_batch;
+
+	statickeys_batch_begin();
+	static_branch_enable(keys[1]);
+	if (pthread_create(&t, NULL, other_change, NULL)) {
+		statickeys_batch_commit();
+		tap_skip("pthread_create failed", "another thread's change waits for the batch");
+		tap_skip("pthread_create failed", "then both keys are written");
+		return;
+	}
+	while (!other_tid)
+		sched_yield();
+	while (!other_done && thread_state(other_tid) != 'S')
+		sched_yield();
+	done_in_batch = other_done;
+	err = statickeys_batch_commit();
+	pthread_join(t, NULL);
+	tap_ok(!done_in_batch,
+	       "another thread's change waits for the batch to commit (it %s)",
+	       done_in_batch ? "finished inside the batch" : "slept on the lock");
+	tap_ok(!err && sites[1]() == PATCHED && sites[2]() == PATCHED &&
+	       static_key_enabled(keys[1]) && static_key_enabled(keys[2]),
+	       "then both keys are enabled and both sites flipped (%d)", err);
+	static_branch_disable(keys[1]);
+	static_branch_disable(keys[2]);
+}
+
+int main(void)
+{
+	tap_plan(17);
+	test_one_update();
+	test_refused_key();
+	test_failed_commit();
+	test_twice_and_nested();
+	test_other_thread_waits();
+	return tap_exit();
+}
