@@ -176,19 +176,35 @@ SK_EXPORT const char *statickeys_site_state_name(enum statickeys_site_state s)
 static bool debug_keys;
 static bool printed_startup;
 
+/* Registered objects that have no site: built with =n, or without keys. */
+static unsigned int objects_without_sites(void)
+{
+	bool locked = !sk_lock_is_mine();
+	struct sk_object_view v;
+	unsigned int i, n = 0;
+
+	if (locked)
+		jump_label_lock();
+	for (i = 0; sk_object_view(i, &v); i++)
+		n += v.start == v.stop;
+	if (locked)
+		__jump_label_unlock();
+	return n;
+}
+
 static void print_table(const char *when)
 {
 	struct statickeys_stats st;
+	unsigned int bare = objects_without_sites();
 	int n;
 
 	statickeys_get_stats(&st);
 	fprintf(stderr, "statickeys: keys %s (pid %d): %lu objects, %lu sites\n",
 		when, (int)getpid(), st.objects, st.sites);
-	if (!st.sites) {
-		/* Keys are found through their sites; =n objects have none. */
-		fprintf(stderr, "statickeys: no site registered (objects built with CONFIG_JUMP_LABEL=n have none): no key to list\n");
-		return;
-	}
+	/* Keys are found through their sites. */
+	if (bare)
+		fprintf(stderr, "statickeys: %u of them have no site (built with CONFIG_JUMP_LABEL=n, or without keys): their keys are not listed\n",
+			bare);
 	n = statickeys_print_keys(stderr);
 	if (n < 0)
 		sk_warn("keys %s: %s", when, strerror(-n));
@@ -201,7 +217,11 @@ static void print_at_exit(void)
 
 /*
  * Start-up ends when the main program registers: its constructors run
- * after those of every shared object loaded with it.
+ * after those of every shared object loaded with it.  The exit handler is
+ * registered then too, after glibc's handler that runs the destructors
+ * (registered before the program's constructors run), so that it runs
+ * first, with every object still registered; one registered from the
+ * library's own constructor would run last, with none left.
  */
 void sk_introspect_registered(const char *objname)
 {
@@ -209,6 +229,8 @@ void sk_introspect_registered(const char *objname)
 	    __atomic_exchange_n(&printed_startup, true, __ATOMIC_RELAXED))
 		return;
 	print_table("at start-up");
+	if (atexit(print_at_exit))
+		sk_warn("STATICKEYS_DEBUG=keys: cannot print the table at exit");
 }
 
 /* A comma-separated list; secure_getenv(): a set-user-ID program sees none. */
@@ -228,7 +250,4 @@ static void __attribute__((constructor(101))) introspect_setup(void)
 				env, word);
 	}
 	free(copy);
-	/* Before every destructor: at exit each object is still registered. */
-	if (debug_keys && atexit(print_at_exit))
-		sk_warn("STATICKEYS_DEBUG=keys: cannot print at exit");
 }

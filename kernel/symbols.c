@@ -220,42 +220,82 @@ bool sk_elf_section(const struct sk_elf *f, const char *name, uintptr_t *addr,
 
 const struct sk_elf *sk_elf_cache_get(struct sk_elf_cache *c, const char *path)
 {
-	struct sk_elf *v;
+	struct sk_elf **v, *f;
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (!strcmp(c->files[i].path, path))
-			return c->files[i].base ? &c->files[i] : NULL;
+		if (!strcmp(c->files[i]->path, path))
+			return c->files[i]->base ? c->files[i] : NULL;
 	v = realloc(c->files, (c->n + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	c->files = v;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return NULL;
 	/* A file that cannot be opened is kept too: asked once. */
-	sk_elf_open(&v[c->n], path, c->maps, c->nr_maps);
-	snprintf(v[c->n].path, sizeof(v[c->n].path), "%s", path);
-	return v[c->n++].base ? &v[c->n - 1] : NULL;
+	sk_elf_open(f, path, c->maps, c->nr_maps);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	v[c->n++] = f;
+	return f->base ? f : NULL;
 }
 
 void sk_elf_cache_free(struct sk_elf_cache *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->n; i++)
-		sk_elf_close(&c->files[i]);
+	for (i = 0; i < c->n; i++) {
+		sk_elf_close(c->files[i]);
+		free(c->files[i]);
+	}
 	free(c->files);
 	c->files = NULL;
 	c->n = 0;
 }
 
+/* @addr lies in one of @f's loaded segments, its .bss included. */
+static bool elf_holds(const struct sk_elf *f, uintptr_t addr)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(f->base + eh->e_phoff);
+	size_t i;
+
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && addr >= f->bias + ph[i].p_vaddr &&
+		    addr < f->bias + ph[i].p_vaddr + ph[i].p_memsz)
+			return true;
+	return false;
+}
+
+/*
+ * The file whose segments hold @addr: the one mapped there or, for a .bss
+ * beyond the file's last page (an anonymous mapping), the one whose
+ * segments say so.
+ */
+static const struct sk_elf *file_at(struct sk_elf_cache *c, uintptr_t addr)
+{
+	const struct sk_map *m = sk_maps_find(c->maps, c->nr_maps, addr);
+	const struct sk_elf *f;
+	size_t i;
+
+	if (m)
+		return sk_elf_cache_get(c, m->path);
+	for (i = 0; i < c->nr_maps; i++) {
+		f = sk_elf_cache_get(c, c->maps[i].path);
+		if (f && elf_holds(f, addr))
+			return f;
+	}
+	return NULL;
+}
+
 void sk_key_describe(struct sk_elf_cache *c, uintptr_t key,
 		     size_t deferred_size, struct statickeys_key_info *info)
 {
-	const struct sk_map *m = sk_maps_find(c->maps, c->nr_maps, key);
-	const struct sk_elf *f = m ? sk_elf_cache_get(c, m->path) : NULL;
+	const struct sk_elf *f = file_at(c, key);
 	size_t size = 0;
 
 	info->key = (const void *)key;
-	info->object = m ? m->path : "?";
+	info->object = f ? f->path : "?";
 	info->name = f ? sk_elf_symbol(f, key, &info->name_table, &size) : NULL;
 	if (!info->name)
 		info->name_table = "none";

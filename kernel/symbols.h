@@ -70,7 +70,7 @@ __sk_sym_hidden bool sk_elf_section(const struct sk_elf *f, const char *name,
  * closes them all.
  */
 struct sk_elf_cache {
-	struct sk_elf *files;
+	struct sk_elf **files;	/* each stays where it is: callers keep them */
 	size_t n;
 	const struct sk_map *maps;
 	size_t nr_maps;

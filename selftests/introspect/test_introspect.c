@@ -200,6 +200,12 @@ static void test_print(void)
 	free(buf);
 }
 
+/* Where a debugger stops to read the table (test_keys_gdb.sh). */
+__attribute__((noinline)) void intro_served(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 /* --serve FILE [undumpable]: for test_keys_tool.sh. */
 static int serve(const char *file, bool undumpable)
 {
@@ -214,6 +220,7 @@ static int serve(const char *file, bool undumpable)
 		return 2;
 	statickeys_print_keys(f);
 	fclose(f);
+	intro_served();
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
@@ -233,10 +240,12 @@ int main(int argc, char **argv)
 	exe[n > 0 ? n : 0] = '\0';
 	tap_plan(checks);
 	if (!IS_ENABLED(CONFIG_JUMP_LABEL)) {
-		int err = walk();
+		int err = walk(), found = 0;
 
-		tap_ok(!err && keys_walked == 0,
-		       "CONFIG_JUMP_LABEL=n: no site, so the walk lists no key (%d)",
+		for (i = 0; i < NR; i++)
+			found += seen[i].found;
+		tap_ok(!err && !found,
+		       "CONFIG_JUMP_LABEL=n: the program's keys have no site, and the walk lists none of them (%d keys: the library's own)",
 		       keys_walked);
 		for (i = 1; i < checks; i++)
 			tap_skip("CONFIG_JUMP_LABEL=n: keys are found through their sites",
