@@ -109,11 +109,11 @@ class StatickeysKeys(gdb.Command):
         """name, object, read-only, deferred: from gdb's symbols."""
         out = gdb.execute("info symbol %#x" % key, to_string=True).strip()
         m = re.match(r"(\S+) in section (\S+)(?: of (.*))?$", out)
+        objfile = gdb.solib_name(key) or gdb.current_progspace().filename
         if not m:
-            return None, "?", False, False
-        name, section, objfile = m.group(1), m.group(2), m.group(3)
-        if objfile is None:
-            objfile = gdb.current_progspace().filename
+            return None, os.path.realpath(objfile), False, False
+        name, section = m.group(1), m.group(2)
+        objfile = m.group(3) or objfile
         deferred = False
         try:
             size = int(gdb.parse_and_eval("sizeof(%s)" % name))

@@ -14,7 +14,15 @@
 /* libintro_dso.so, loaded at start-up: one site there, one in the program. */
 DECLARE_STATIC_KEY_FALSE(intro_dso_key);
 int intro_dso_site(void);
+/*
+ * The file is stripped: intro_dso_key is named from .dynsym, and its static
+ * key, behind intro_hidden_site(), has no name at all.
+ */
+int intro_hidden_site(void);
 /* libintro_late.so, dlopen()ed: intro_late_key, TRUE, one site there. */
+int intro_late_site(void);
+/* Where test_introspect --serve stops for a debugger. */
+void intro_served(void);
 
 struct intro_seen {
 	const char *name;

@@ -89,6 +89,15 @@ static int change_inside(const struct statickeys_key_info *k, void *arg)
 	return 1;
 }
 
+/* Keys of the stripped object that no table names. */
+static int count_unnamed(const struct statickeys_key_info *k, void *arg)
+{
+	if (!k->name && !strcmp(k->name_table, "none") &&
+	    ends_with(k->object, "/libintro_dso.so") && k->nr_sites == 1)
+		(*(int *)arg)++;
+	return 0;
+}
+
 static int stop_at_first(const struct statickeys_key_info *k, void *arg)
 {
 	(*(int *)arg)++;
@@ -108,8 +117,12 @@ static void test_start_up(void)
 	       "a read-only key is RO (flags %#x)", seen[RO].flags);
 	tap_ok(key_is(DEF, 0, 1, exe) && seen[DEF].flags == STATICKEYS_KEY_DEFERRED,
 	       "a deferred key is DEFERRED (flags %#x)", seen[DEF].flags);
-	tap_ok(key_is(DSO, 0, 2, "/libintro_dso.so"),
-	       "a shared object's key loaded at start-up: its object, its sites there and in the program");
+	tap_ok(key_is(DSO, 0, 2, "/libintro_dso.so") && !strcmp(seen[DSO].table, "dynsym"),
+	       "a stripped shared object's key loaded at start-up: named from .dynsym, its object, its sites there and in the program");
+	err = 0;
+	statickeys_for_each_key(count_unnamed, &err);
+	tap_ok(err == 1 && intro_hidden_site() == 0,
+	       "its static key, in no symbol table: listed without a name (\"none\")");
 	tap_ok(!seen[LATE].found, "no key of an object not loaded yet");
 }
 
@@ -230,7 +243,7 @@ static int serve(const char *file, bool undumpable)
 
 int main(int argc, char **argv)
 {
-	const int checks = 16;
+	const int checks = 17;
 	ssize_t n;
 	int i;
 

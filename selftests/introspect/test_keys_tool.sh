@@ -70,7 +70,8 @@ if [ "$SK_JUMP_LABEL" = y ]; then
 	[ $rc -eq 0 ] && [ -s "$tmp/tool" ] && cmp -s "$tmp/self" "$tmp/tool"
 	tap_ok $? "the tool's table is the program's own: its keys, the start-up and the dlopen()ed object's, after toggles"
 	[ "$tap_failed" -ne 0 ] && diff "$tmp/self" "$tmp/tool" | tap_diag
-	grep -q '^key .* intro_dso_key symtab .*/libintro_dso.so FALSE count 2 on sites 2$' "$tmp/tool" &&
+	grep -q '^key .* intro_dso_key dynsym .*/libintro_dso.so FALSE count 2 on sites 2$' "$tmp/tool" &&
+		grep -q '^key .* - none .*/libintro_dso.so FALSE count 0 off sites 1$' "$tmp/tool" &&
 		grep -q '^key .* k_ro symtab .* FALSE,RO count 0 off sites 1$' "$tmp/tool" &&
 		grep -q '^key .* k_def symtab .* FALSE,DEFERRED count 0 off sites 1$' "$tmp/tool" &&
 		[ "$(grep -c '^  site .* JMP$' "$tmp/tool")" -ge 3 ]
