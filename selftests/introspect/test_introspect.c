@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -191,6 +192,43 @@ static void test_rules(void)
 	       "the walk works inside the caller's own jump_label_lock() section");
 }
 
+/*
+ * The walk holds the lock every change takes: while another thread toggles
+ * a key, each walk sees the key's count and every one of its sites agree.
+ */
+static int toggling;
+
+static void *toggler(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		i & 1 ? static_branch_enable(&k_exe) : static_branch_disable(&k_exe);
+	__atomic_store_n(&toggling, 0, __ATOMIC_RELEASE);
+	return arg;
+}
+
+static void test_concurrent(void)
+{
+	int walks = 0, torn = 0;
+	pthread_t t;
+
+	toggling = 1;
+	if (pthread_create(&t, NULL, toggler, NULL)) {
+		tap_skip("no thread", "walks while a key toggles");
+		return;
+	}
+	while (__atomic_load_n(&toggling, __ATOMIC_ACQUIRE) || !walks) {
+		walk();
+		walks++;
+		torn += !seen[EXE].found || seen[EXE].wrong_sites;
+	}
+	pthread_join(t, NULL);
+	static_branch_enable(&k_exe);
+	tap_ok(!torn, "%d walks while another thread toggles a key: count and sites agree in each (%d torn)",
+	       walks, torn);
+}
+
 static void test_print(void)
 {
 	char *buf = NULL;
@@ -243,7 +281,7 @@ static int serve(const char *file, bool undumpable)
 
 int main(int argc, char **argv)
 {
-	const int checks = 17;
+	const int checks = 18;
 	ssize_t n;
 	int i;
 
@@ -269,6 +307,7 @@ int main(int argc, char **argv)
 	test_toggles();
 	test_late();
 	test_rules();
+	test_concurrent();
 	test_print();
 	/* The sites are executed: every one in the state the walk said. */
 	tap_ok(s_exe_b() == 1 && s_ro() == 0 && s_def() == 0,
