@@ -257,8 +257,8 @@ __hidden void __sk_params_fork_child(void);
  * last.  Its table is sorted by key, then address.  sk_key_read_only():
  * @key is a read-only key of a registered object, or the copy of one.
  * sk_lock_is_mine(): the calling thread holds jump_label_mutex.
- * sk_introspect_registered() is told of every object registered, unlocked;
- * sk_introspect_exit() prints the table at exit when asked to.
+ * sk_introspect_registered() is told of every object registered, unlocked,
+ * and whether it is the main program.
  */
 struct sk_object_view {
 	const char *name;
@@ -267,7 +267,7 @@ struct sk_object_view {
 __hidden bool sk_object_view(unsigned int i, struct sk_object_view *v);
 __hidden bool sk_key_read_only(const struct static_key *key);
 __hidden bool sk_lock_is_mine(void);
-__hidden void sk_introspect_registered(const char *objname);
+__hidden void sk_introspect_registered(bool main_program);
 
 /*
  * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()

@@ -223,9 +223,9 @@ static void print_at_exit(void)
  * first, with every object still registered; one registered from the
  * library's own constructor would run last, with none left.
  */
-void sk_introspect_registered(const char *objname)
+void sk_introspect_registered(bool main_program)
 {
-	if (!debug_keys || strcmp(objname, "(main program)") ||
+	if (!debug_keys || !main_program ||
 	    __atomic_exchange_n(&printed_startup, true, __ATOMIC_RELAXED))
 		return;
 	print_table("at start-up");

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -1603,7 +1604,8 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
-	sk_introspect_registered(o->name);
+	/* The main program holds the entry point (musl gives it its path). */
+	sk_introspect_registered(in_text(o, getauxval(AT_ENTRY), 1));
 }
 
 /**

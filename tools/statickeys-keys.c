@@ -44,13 +44,14 @@ static bool read_mem(uintptr_t addr, void *buf, size_t len)
 }
 
 /*
- * The instruction at a site, from its bytes: the encodings of the arch
- * patchers (arch/<arch>/kernel/jump_label.c), which this tool cannot link.
+ * The instruction at a site, from its bytes: the encodings the arch
+ * patchers write (arch/<arch>/kernel/jump_label.c), which this tool cannot
+ * link.  Per architecture, @jmp is the jump a site to @target would hold.
  */
+#if defined(__x86_64__) || defined(__i386__)
 static enum statickeys_site_state decode(const uint8_t *p, uintptr_t code,
 					 uintptr_t target)
 {
-#if defined(__x86_64__)
 	static const uint8_t nop[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
 	uint8_t jmp[JUMP_LABEL_NOP_SIZE];
 	int32_t disp = (int32_t)(target - (code + JUMP_LABEL_NOP_SIZE));
@@ -64,17 +65,54 @@ static enum statickeys_site_state decode(const uint8_t *p, uintptr_t code,
 	if (p[0] == 0xcc && (!memcmp(p + 1, nop + 1, sizeof(nop) - 1) ||
 			     !memcmp(p + 1, jmp + 1, sizeof(jmp) - 1)))
 		return STATICKEYS_SITE_INT3;
-#elif defined(__aarch64__)
-	uint32_t insn;
-
-	memcpy(&insn, p, sizeof(insn));
-	if (insn == 0xd503201f)
-		return STATICKEYS_SITE_NOP;
-	if (insn == (0x14000000u | (((target - code) >> 2) & 0x03ffffffu)))
-		return STATICKEYS_SITE_JMP;
-#endif
 	return STATICKEYS_SITE_OTHER;
 }
+#else
+/* One 32-bit instruction: the NOP, or the branch to the site's target. */
+static bool insn32_forms(uint32_t now, uintptr_t code, uintptr_t target,
+			 uint32_t *nop, uint32_t *jmp)
+{
+	uint32_t off = (uint32_t)(target - code);
+#if defined(__aarch64__)
+	*nop = 0xd503201fU;				/* nop */
+	*jmp = 0x14000000U | ((off >> 2) & 0x03ffffffU);	/* b */
+#elif defined(__riscv)
+	*nop = 0x00000013U;				/* addi x0, x0, 0 */
+	*jmp = 0x0000006fU | ((off & 0x100000U) << 11) |	/* jal x0 */
+	       ((off & 0x7feU) << 20) | ((off & 0x800U) << 9) |
+	       (off & 0xff000U);
+#elif defined(__arm__)
+	uint32_t t = off - 4, s = (t >> 24) & 1;
+
+	/* ARM: nop and b (from pc + 8); Thumb-2: nop.w and b.w (pc + 4). */
+	*nop = 0xe320f000U;
+	*jmp = 0xea000000U | (((off - 8) >> 2) & 0x00ffffffU);
+	if (now != *nop && now != *jmp) {
+		*nop = 0x8000f3afU;
+		*jmp = (0xf000U | (s << 10) | ((t >> 12) & 0x3ffU)) |
+		       (0x9000U | (!(((t >> 23) & 1) ^ s) << 13) |
+			(!(((t >> 22) & 1) ^ s) << 11) |
+			((t >> 1) & 0x7ffU)) << 16;
+	}
+#else
+	return false;
+#endif
+	return true;
+}
+
+static enum statickeys_site_state decode(const uint8_t *p, uintptr_t code,
+					 uintptr_t target)
+{
+	uint32_t now, nop, jmp;
+
+	memcpy(&now, p, sizeof(now));
+	if (!insn32_forms(now, code, target, &nop, &jmp))
+		return STATICKEYS_SITE_OTHER;
+	if (now == nop)
+		return STATICKEYS_SITE_NOP;
+	return now == jmp ? STATICKEYS_SITE_JMP : STATICKEYS_SITE_OTHER;
+}
+#endif
 
 /* The table of @f, as the process holds it: appended to *@recs. */
 static int read_table(const struct sk_elf *f, struct rec **recs, size_t *n)

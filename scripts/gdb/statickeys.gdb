@@ -68,20 +68,27 @@ class StatickeysKeys(gdb.Command):
     the table of statickeys-keys(1), with "gdb" for where the name came
     from (gdb's symbol tables).  Read-only."""
 
-    KEY = struct.Struct("<i4xQ")	# struct static_key: int, unsigned long
     NOP5 = bytes([0x0f, 0x1f, 0x44, 0x00, 0x00])
 
     def __init__(self):
         super().__init__("statickeys-keys", gdb.COMMAND_DATA)
 
+    @staticmethod
+    def layouts():
+        """struct jump_entry and struct static_key for this pointer size."""
+        if gdb.lookup_type("long").sizeof == 4:
+            return struct.Struct("<iiI"), struct.Struct("<iI")
+        return struct.Struct("<iiQ"), struct.Struct("<i4xQ")
+
     def entries(self, inferior):
         files = gdb.execute("info files", to_string=True)
+        entry = self.layouts()[0]
         for lo, hi in StatickeysTrap.TABLE.findall(files):
             lo, hi = int(lo, 16), int(hi, 16)
             table = inferior.read_memory(lo, hi - lo).tobytes()
-            step = StatickeysTrap.ENTRY.size
+            step = entry.size
             for off in range(0, len(table) - step + 1, step):
-                code, target, key = StatickeysTrap.ENTRY.unpack_from(table, off)
+                code, target, key = entry.unpack_from(table, off)
                 at = lo + off
                 if key & ~3:
                     yield (key & ~3, at + code, at + 4 + target, key & 1,
@@ -134,8 +141,9 @@ class StatickeysKeys(gdb.Command):
             print("no static-key site (no __jump_table: built with "
                   "CONFIG_JUMP_LABEL=n, or no static keys)")
         for key in sorted(keys):
-            enabled, ktype = self.KEY.unpack(
-                inferior.read_memory(key, self.KEY.size).tobytes())
+            layout = self.layouts()[1]
+            enabled, ktype = layout.unpack(
+                inferior.read_memory(key, layout.size).tobytes())
             name, objfile, ro, deferred = self.describe(key)
             kind = ("TRUE" if ktype & 1 else "FALSE") + \
                 (",RO" if ro else "") + (",DEFERRED" if deferred else "")
