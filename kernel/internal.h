@@ -116,6 +116,22 @@ __hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end,
 				     enum sk_stuck_how how);
 
 /*
+ * arch_jump_label_stuck() - whether the site at @addr is one a failed batch
+ * left emulated (see arch_jump_label_repair()).  Called locked, by the
+ * introspection walk.  An architecture that never leaves a site emulated
+ * has no list to look in: the default says no.
+ */
+#ifdef HAVE_ARCH_JUMP_LABEL_STUCK
+__hidden bool arch_jump_label_stuck(uintptr_t addr);
+#else
+static inline bool arch_jump_label_stuck(uintptr_t addr)
+{
+	(void)addr;
+	return false;
+}
+#endif
+
+/*
  * Text poking (kernel/text_poke.c): how bytes reach executable memory.
  * sk_text_poke_begin() prepares every page a batch touches (nothing is
  * written if it fails); the batch is @n records @stride bytes apart, each
@@ -251,6 +267,25 @@ __hidden void __sk_params_fork_prepare_apply(bool core_locked);
 __hidden void __sk_params_fork_prepare_objects(void);
 __hidden void __sk_params_fork_parent(void);
 __hidden void __sk_params_fork_child(void);
+
+/*
+ * The object registry as the introspection walk (kernel/introspect.c) sees
+ * it; every call is made with jump_label_mutex held.  sk_object_view()
+ * describes registered object number @i (0 is the newest): false past the
+ * last.  Its table is sorted by key, then address.  sk_key_read_only():
+ * @key is a read-only key of a registered object, or the copy of one.
+ * sk_lock_is_mine(): the calling thread holds jump_label_mutex.
+ * sk_introspect_registered() is told of every object registered, unlocked,
+ * and whether it is the main program.
+ */
+struct sk_object_view {
+	const char *name;
+	struct jump_entry *start, *stop;
+};
+__hidden bool sk_object_view(unsigned int i, struct sk_object_view *v);
+__hidden bool sk_key_read_only(const struct static_key *key);
+__hidden bool sk_lock_is_mine(void);
+__hidden void sk_introspect_registered(bool main_program);
 
 /*
  * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -473,22 +474,29 @@ int sk_jump_label_update(struct static_key *key, int count)
 	return queued;
 }
 
+/* @key is one of @o's read-only keys, or the copy of one. */
+static bool holds_ro_key(const struct sk_object *o,
+			 const struct static_key *key)
+{
+	const char *p = (const char *)key;
+	size_t i;
+
+	if (p >= o->ro_start && p < o->ro_stop)
+		return true;
+	for (i = 0; i < o->nr_copies; i++)
+		if (o->copies[i] == (void *)key)
+			return true;
+	return false;
+}
+
 /* The object whose sealed read-only keys hold @key, or NULL.  Locked. */
 static struct sk_object *key_sealed(const struct static_key *key)
 {
-	const char *p = (const char *)key;
 	struct sk_object *o;
-	size_t i;
 
-	for (o = objects; o; o = o->next) {
-		if (!o->sealed)
-			continue;
-		if (p >= o->ro_start && p < o->ro_stop)
+	for (o = objects; o; o = o->next)
+		if (o->sealed && holds_ro_key(o, key))
 			return o;
-		for (i = 0; i < o->nr_copies; i++)
-			if (o->copies[i] == (void *)key)
-				return o;
-	}
 	return NULL;
 }
 
@@ -1519,6 +1527,37 @@ static bool seal_handle(const void *handle)
 	return found;
 }
 
+/* ---- the registry as introspection sees it (kernel/internal.h) ---- */
+
+bool sk_lock_is_mine(void)
+{
+	return jump_label_lock_is_mine();
+}
+
+bool sk_object_view(unsigned int i, struct sk_object_view *v)
+{
+	struct sk_object *o;
+
+	for (o = objects; o && i; o = o->next)
+		i--;
+	if (!o)
+		return false;
+	v->name = o->name;
+	v->start = o->start;
+	v->stop = o->stop;
+	return true;
+}
+
+bool sk_key_read_only(const struct static_key *key)
+{
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (holds_ro_key(o, key))
+			return true;
+	return false;
+}
+
 /**
  * statickeys_register_object() - hand an object's tables to the library.
  * @d: the description, built by the constructor in <statickeys/object.h>
@@ -1600,6 +1639,8 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
+	/* The main program holds the entry point (musl gives it its path). */
+	sk_introspect_registered(in_text(o, getauxval(AT_ENTRY), 1));
 }
 
 /**

@@ -23,6 +23,7 @@
 # hardware breakpoint (hbreak), which writes nothing into the code.
 
 python
+import os
 import re
 import struct
 
@@ -59,6 +60,104 @@ class StatickeysTrap(gdb.Function):
         return 0
 
 StatickeysTrap()
+
+
+class StatickeysKeys(gdb.Command):
+    """statickeys-keys - list every static key of the program: its name,
+    object, type, count, branch direction and each site's instruction, in
+    the table of statickeys-keys(1), with "gdb" for where the name came
+    from (gdb's symbol tables).  Read-only."""
+
+    NOP5 = bytes([0x0f, 0x1f, 0x44, 0x00, 0x00])
+
+    def __init__(self):
+        super().__init__("statickeys-keys", gdb.COMMAND_DATA)
+
+    @staticmethod
+    def layouts():
+        """struct jump_entry and struct static_key for this pointer size."""
+        if gdb.lookup_type("long").sizeof == 4:
+            return struct.Struct("<iiI"), struct.Struct("<iI")
+        return struct.Struct("<iiQ"), struct.Struct("<i4xQ")
+
+    def entries(self, inferior):
+        files = gdb.execute("info files", to_string=True)
+        entry = self.layouts()[0]
+        for lo, hi in StatickeysTrap.TABLE.findall(files):
+            lo, hi = int(lo, 16), int(hi, 16)
+            table = inferior.read_memory(lo, hi - lo).tobytes()
+            step = entry.size
+            for off in range(0, len(table) - step + 1, step):
+                code, target, key = entry.unpack_from(table, off)
+                at = lo + off
+                if key & ~3:
+                    yield (key & ~3, at + code, at + 4 + target, key & 1,
+                           key & 2)
+
+    def state(self, inferior, arch, code, target):
+        if arch.startswith("aarch64"):
+            insn = struct.unpack("<I", inferior.read_memory(code, 4).tobytes())[0]
+            if insn == 0xd503201f:
+                return "NOP"
+            if insn == 0x14000000 | (((target - code) >> 2) & 0x03ffffff):
+                return "JMP"
+            return "OTHER"
+        p = inferior.read_memory(code, 5).tobytes()
+        jmp = bytes([0xe9]) + struct.pack("<i", target - (code + 5))
+        if p == self.NOP5:
+            return "NOP"
+        if p == jmp:
+            return "JMP"
+        if p[0] == 0xcc and (p[1:] == self.NOP5[1:] or p[1:] == jmp[1:]):
+            return "INT3"
+        return "OTHER"
+
+    def describe(self, key):
+        """name, object, read-only, deferred: from gdb's symbols."""
+        out = gdb.execute("info symbol %#x" % key, to_string=True).strip()
+        m = re.match(r"(\S+) in section (\S+)(?: of (.*))?$", out)
+        objfile = gdb.solib_name(key) or gdb.current_progspace().filename
+        if not m:
+            return None, os.path.realpath(objfile), False, False
+        name, section = m.group(1), m.group(2)
+        objfile = m.group(3) or objfile
+        deferred = False
+        try:
+            size = int(gdb.parse_and_eval("sizeof(%s)" % name))
+            deferred = size == int(gdb.parse_and_eval(
+                "sizeof(struct static_key_deferred)"))
+        except gdb.error:
+            pass	# no debug information: no size to tell by
+        return (name, os.path.realpath(objfile),
+                section == "__sk_ro_after_init", deferred)
+
+    def invoke(self, arg, from_tty):
+        inferior = gdb.selected_inferior()
+        arch = gdb.selected_frame().architecture().name()
+        keys = {}
+        for key, code, target, likely, dead in self.entries(inferior):
+            keys.setdefault(key, []).append((code, target, likely, dead))
+        if not keys:
+            print("no static-key site (no __jump_table: built with "
+                  "CONFIG_JUMP_LABEL=n, or no static keys)")
+        for key in sorted(keys):
+            layout = self.layouts()[1]
+            enabled, ktype = layout.unpack(
+                inferior.read_memory(key, layout.size).tobytes())
+            name, objfile, ro, deferred = self.describe(key)
+            kind = ("TRUE" if ktype & 1 else "FALSE") + \
+                (",RO" if ro else "") + (",DEFERRED" if deferred else "")
+            sites = sorted(keys[key])
+            print("key %#x %s %s %s %s count %d %s sites %d" % (
+                key, name or "-", "gdb" if name else "none", objfile, kind,
+                enabled, "on" if enabled else "off", len(sites)))
+            for code, target, likely, dead in sites:
+                print("  site %#x %#x %s %s" % (
+                    code, target, "likely" if likely else "unlikely",
+                    "DEAD" if dead else
+                    self.state(inferior, arch, code, target)))
+
+StatickeysKeys()
 end
 
 # $_statickeys_traps counts the traps passed over.

@@ -2,7 +2,7 @@
 /*
  * Prints the write method the library chose after one key change: run by
  * test_secure_env.sh as a set-user-ID program, where the environment must
- * not choose it.
+ * not choose it (nor turn on STATICKEYS_DEBUG).
  */
 #include <stdio.h>
 

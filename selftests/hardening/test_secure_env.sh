@@ -7,11 +7,11 @@
 . "$srctree/selftests/lib/tap.sh"
 prog=$objtree/selftests/hardening/secure_env
 
-tap_plan 3
+tap_plan 4
 if [ -n "${RUNNER:-}" ] || [ "$(id -u)" -ne 0 ] || ! id nobody > /dev/null 2>&1 ||
    [ "${SK_JUMP_LABEL:-y}" != y ] || [ -n "${SANITIZE:-}" ]; then
 	why="needs root, a native run, user nobody, CONFIG_JUMP_LABEL=y and no sanitizer (a set-user-ID program)"
-	for i in 1 2 3; do tap_skip "$why" "set-user-ID $i"; done
+	for i in 1 2 3 4; do tap_skip "$why" "set-user-ID $i"; done
 	tap_exit
 fi
 dir=$(mktemp -d)
@@ -24,7 +24,7 @@ chmod 4755 "$dir/prog"
 # The set-user-ID copy loads the library through the build directory: a
 # tree where nobody cannot read it (a clone in /root) cannot run it.
 if "$dir/prog" 2>&1 | grep -q "error while loading shared libraries"; then
-	for i in 1 2 3; do
+	for i in 1 2 3 4; do
 		tap_skip "user nobody cannot read the build directory $objtree" "set-user-ID $i"
 	done
 	tap_exit
@@ -41,4 +41,9 @@ tap_ok $? "set-user-ID: STATICKEYS_TEXT_POKE=procmem is ignored, the probe choos
 suid=$(STATICKEYS_TEXT_POKE=bogus "$dir/prog" 2>&1)
 ! echo "$suid" | grep -q "unknown method" && echo "$suid" | grep -q "site 1$"
 tap_ok $? "set-user-ID: an unknown method in the environment is not even read ($suid)"
+plain=$(STATICKEYS_DEBUG=keys "$prog" 2>&1)
+suid=$(STATICKEYS_DEBUG=keys "$dir/prog" 2>&1)
+echo "$plain" | grep -q '^statickeys: keys at start-up' &&
+	! echo "$suid" | grep -q '^statickeys: keys'
+tap_ok $? "STATICKEYS_DEBUG=keys prints the key table of an ordinary program, not of a set-user-ID one"
 tap_exit

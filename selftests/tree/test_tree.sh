@@ -25,6 +25,7 @@ kernel
 samples
 scripts
 selftests
+tools
 "
 
 tap_plan 2

@@ -1046,3 +1046,14 @@ int arch_jump_label_transform_apply(void)
 	nr_queued = 0;
 	return err;
 }
+
+/* Introspection: a site on the stuck list is emulated.  Called locked. */
+bool arch_jump_label_stuck(uintptr_t addr)
+{
+	const struct batch *b;
+
+	for (b = stuck; b; b = b->next)
+		if (find_site(b, addr))
+			return true;
+	return false;
+}

@@ -27,6 +27,7 @@
 
 #define HAVE_ARCH_JUMP_LABEL		1
 #define HAVE_JUMP_LABEL_BATCH		1
+#define HAVE_ARCH_JUMP_LABEL_STUCK	1	/* failed batches stay emulated */
 #define JUMP_LABEL_NOP_SIZE		5
 
 /* The two instructions a site can hold (the JMP's displacement varies). */
