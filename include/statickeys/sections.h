@@ -65,7 +65,21 @@
  * in which one site still has two keys (kernel/jump_label.c,
  * check_shared_sites()).
  */
+#if defined(__i386__) || defined(__arm__)
+/*
+ * i386 and arm keep addends in the code (REL, not RELA): a relocation
+ * against the entry's label would become one against the section symbol of
+ * __jump_table, with its addend in the site's own bytes, the same NOP for
+ * every site, and the linker would fold again.  A named local symbol per
+ * entry (%= is unique to each asm in the translation unit) keeps the
+ * relocations apart.
+ */
+#define __SK_JUMP_TABLE_POPSECTION	\
+	".popsection\n\t.reloc 1b, BFD_RELOC_NONE, __sk_entry_%=\n\t"	\
+	".set __sk_entry_%=, 3b\n\t"
+#else
 #define __SK_JUMP_TABLE_POPSECTION	\
 	".popsection\n\t.reloc 1b, BFD_RELOC_NONE, 3b\n\t"
+#endif
 
 #endif /* _STATICKEYS_SECTIONS_H */
