@@ -32,7 +32,7 @@ static const struct jump_entry *own_entry(void)
 	const struct jump_entry *stop = (const void *)__stop___jump_table;
 
 	for (; e < stop; e++)
-		if ((e->key & ~(uintptr_t)7) == (uintptr_t)&shared_k1.key)
+		if ((e->key & ~(uintptr_t)3) == (uintptr_t)&shared_k1.key) /* flags: bits 0-1 */
 			return e;
 	return NULL;
 }
