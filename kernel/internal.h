@@ -233,7 +233,10 @@ __hidden void __static_key_slow_dec(struct static_key *key);
 /* Core services for the arch and text-poke code. */
 __hidden int sk_jump_label_update(struct static_key *key, int count);
 __hidden int sk_text_poke_ready(void);
-/* The executable segment holding @addr: its PROT_* bits, or -1. */
+/*
+ * The executable segment holding @addr: its PROT_* bits, or -1
+ * (kernel/object.c).
+ */
 __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
 __hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_sync(void);
@@ -267,6 +270,31 @@ __hidden void __sk_params_fork_prepare_apply(bool core_locked);
 __hidden void __sk_params_fork_prepare_objects(void);
 __hidden void __sk_params_fork_parent(void);
 __hidden void __sk_params_fork_child(void);
+
+/*
+ * The object registry (kernel/object.c) as the key core sees it; every call
+ * is made with jump_label_mutex held.  sk_next_table() moves *@o to the next
+ * registered object (NULL: the first, the newest) and gives its table, sorted
+ * by key, then address; false past the last.  sk_key_sealed_by(): the name of
+ * the object whose sealed read-only keys hold @key (or the copy of one), or
+ * NULL.
+ */
+struct sk_object;
+__hidden bool sk_next_table(struct sk_object **o, struct jump_entry **start,
+			    struct jump_entry **stop);
+__hidden const char *sk_key_sealed_by(const struct static_key *key);
+
+/*
+ * The key core's (kernel/jump_label.c), for registration.  sk_entry_type():
+ * the instruction a site must hold for a key with reference count @count.
+ * sk_report_site() says why site @e could not be brought to its key's state
+ * (held until jump_label_unlock()).  sk_key_name() names a key by its symbol
+ * (asks dladdr: no library lock held).
+ */
+__hidden enum jump_label_type sk_entry_type(const struct jump_entry *entry,
+					    int count);
+__hidden void sk_report_site(const struct jump_entry *e, int err);
+__hidden void sk_key_name(const void *key, char *buf, size_t len);
 
 /*
  * The object registry as the introspection walk (kernel/introspect.c) sees

@@ -62,7 +62,7 @@
  * in the linker's eyes.  It names the entry, not the key: the key may be
  * another shared object's, which GNU ld cannot take in such a relocation
  * ("unresolvable R_X86_64_NONE relocation").  The library refuses a table
- * in which one site still has two keys (kernel/jump_label.c,
+ * in which one site still has two keys (kernel/object.c,
  * check_shared_sites()).
  */
 #if defined(__i386__) || defined(__arm__)

@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * The registry of objects: one entry per registered executable or shared
+ * object, as the kernel keeps its modules' with the module loader.  Here an
+ * object's segments are found, its jump table sorted and checked for sites
+ * claimed by two keys (identical code folding), its sites brought to their
+ * keys' state, and its read-only keys sealed, copies found through its
+ * symbol tables.  The key core (kernel/jump_label.c) walks the tables
+ * through sk_next_table() and asks sk_key_sealed_by() before a change; its
+ * lock, jump_label_mutex, guards the list here too, and the lock order and
+ * fork() handling are written there once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/jump_label.h>
+#include <statickeys/statickeys.h>
+#include "internal.h"
+
+#define MAX_SEGMENTS	8
+
+struct sk_segment {
+	uintptr_t start, end;
+	int prot;
+};
+
+/*
+ * One registered executable or shared object.  Its entries are sorted by key
+ * then address, so the sites of a key form one run found by binary search.
+ */
+struct sk_object {
+	struct sk_object *next;
+	const void *handle;
+	struct jump_entry *start, *stop;
+	const struct obs_kernel_param *param_start;
+	char *ro_start, *ro_stop;
+	char *ro_page_start, *ro_page_end;
+	unsigned int flags;
+	bool sealed;
+	void **copies;		/* read-only keys the program uses a copy of */
+	size_t nr_copies;
+	int nsegs;
+	struct sk_segment segs[MAX_SEGMENTS];
+	char name[256];
+};
+
+/* Guarded by jump_label_mutex. */
+static struct sk_object *objects;
+
+struct find_segs {
+	uintptr_t addr;
+	struct sk_object *obj;
+};
+
+static int find_segs_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct find_segs *fs = data;
+	struct sk_object *o = fs->obj;
+	bool mine = false;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && fs->addr >= s &&
+		    fs->addr < s + ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	snprintf(o->name, sizeof(o->name), "%s",
+		 info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+						       : "(main program)");
+	/* Every loaded segment: code for patching, data for deferred work. */
+	for (i = 0; i < info->dlpi_phnum && o->nsegs < MAX_SEGMENTS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		struct sk_segment *sg;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		sg = &o->segs[o->nsegs++];
+		sg->start = info->dlpi_addr + ph->p_vaddr;
+		sg->end = sg->start + ph->p_memsz;
+		sg->prot = (ph->p_flags & PF_X ? PROT_EXEC : 0) |
+			   (ph->p_flags & PF_R ? PROT_READ : 0) |
+			   (ph->p_flags & PF_W ? PROT_WRITE : 0);
+	}
+	return 1;
+}
+
+int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
+{
+	struct sk_object *o;
+	int i;
+
+	for (o = objects; o; o = o->next)
+		for (i = 0; i < o->nsegs; i++)
+			if ((o->segs[i].prot & PROT_EXEC) &&
+			    addr >= o->segs[i].start && addr < o->segs[i].end) {
+				*start = o->segs[i].start;
+				*end = o->segs[i].end;
+				return o->segs[i].prot;
+			}
+	return -1;
+}
+
+static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < o->nsegs; i++)
+		if ((o->segs[i].prot & PROT_EXEC) &&
+		    addr >= o->segs[i].start && addr + len <= o->segs[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Sorting moves entries, and their code/target fields are relative to where
+ * they sit.  Rebase them on the table start while sorting: that value does
+ * not change when an entry moves (or is copied to scratch memory and back).
+ */
+static uintptr_t sort_base;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct jump_entry *x = a, *y = b;
+	uintptr_t kx = x->key & ~JUMP_ENTRY_FLAGS;
+	uintptr_t ky = y->key & ~JUMP_ENTRY_FLAGS;
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/*
+ * What registration needs to know of a table, in one pass: whether it is
+ * in (key, code) order already, where its sites lie, and whether any of
+ * its keys is not in the state its sites were built for.
+ *
+ * The compiler emits a table in code order, so the table of an object with
+ * one key (or whose keys never interleave) is in (key, code) order: the
+ * pass proves it and nothing moves.  In such a table each key's sites are
+ * one run in ascending code order, so the lowest and highest site are at
+ * the ends of runs and the per-site work is a load and two compares.
+ */
+struct table_scan {
+	bool sorted;		/* in (key, code) order */
+	bool rising;		/* each site above the one before */
+	bool changed;		/* a key's state differs from its built one */
+	uintptr_t lo, hi;	/* lowest and highest site address */
+};
+
+static bool key_changed(uintptr_t key)
+{
+	struct static_key *k = (struct static_key *)key;
+
+	return (static_key_count(k) != 0) != !!(k->type & JUMP_TYPE_TRUE);
+}
+
+static void scan_table(const struct jump_entry *start,
+		       const struct jump_entry *stop, struct table_scan *s)
+{
+	uintptr_t key = 0, code = 0, k, c;
+	const struct jump_entry *e;
+
+	*s = (struct table_scan){ .sorted = true, .rising = true,
+				  .lo = UINTPTR_MAX };
+	for (e = start; e < stop; e++) {
+		k = e->key & ~JUMP_ENTRY_FLAGS;
+		c = jump_entry_code(e);
+		if (e > start && c <= code)
+			s->rising = false;
+		if (k != key) {
+			if (k < key) {
+				s->sorted = false;
+				return;
+			}
+			if (e > start && code > s->hi)
+				s->hi = code;
+			if (c < s->lo)
+				s->lo = c;
+			if (k && key_changed(k))
+				s->changed = true;
+			key = k;
+		} else if (c < code) {
+			s->sorted = false;
+			return;
+		}
+		code = c;
+	}
+	if (e > start && code > s->hi)
+		s->hi = code;
+}
+
+/* Sort digits: the key (without its flags) and the rebased code offset. */
+static uint64_t entry_digits(const struct jump_entry *e, bool by_key)
+{
+	if (by_key)
+		return e->key & ~JUMP_ENTRY_FLAGS;
+	/* Signed offset from the table: bias it so that unsigned order works. */
+	return (uint32_t)e->code ^ 0x80000000u;
+}
+
+/*
+ * One stable counting pass on byte @shift/8 of each entry's digits, from
+ * @src into @dst.
+ */
+static void radix_pass(const struct jump_entry *src, struct jump_entry *dst,
+		       size_t n, bool by_key, unsigned int shift)
+{
+	size_t count[256] = { 0 }, sum = 0, i, c;
+
+	for (i = 0; i < n; i++)
+		count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++;
+	for (i = 0; i < 256; i++) {
+		c = count[i];
+		count[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		dst[count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++] =
+			src[i];
+}
+
+/*
+ * LSD radix sort of rebased entries: by code first (skipped when the table
+ * is in code order already, as the compiler emits it), then by key, each
+ * pass stable; bytes that are the same in every entry cost no pass.  Linear
+ * in the number of entries.  Returns false when there is no scratch memory.
+ */
+static bool radix_sort_entries(struct jump_entry *start, size_t n,
+			       bool code_sorted)
+{
+	struct jump_entry *tmp, *src = start, *dst, *t;
+	int round, b;
+
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return false;
+	dst = tmp;
+	for (round = code_sorted; round < 2; round++) {
+		bool by_key = round == 1;
+		uint64_t first = entry_digits(start, by_key), diff = 0;
+		size_t i;
+
+		for (i = 1; i < n; i++)
+			diff |= entry_digits(&start[i], by_key) ^ first;
+		for (b = 0; b < 64; b += 8) {
+			if (!((diff >> b) & 0xff))
+				continue;
+			radix_pass(src, dst, n, by_key, b);
+			t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != start)
+		memcpy(start, src, n * sizeof(*start));
+	free(tmp);
+	return true;
+}
+
+/*
+ * Sort an object's table by key, then code address, in place: the update
+ * finds a key's sites as one run by binary search.  Returns true when the
+ * table was in strictly rising code order before (no two entries of one
+ * site).
+ */
+static bool sort_entries(struct jump_entry *start, struct jump_entry *stop)
+{
+	size_t n = stop - start;
+	bool code_sorted = true, rising = true;
+	struct jump_entry *e;
+
+	sort_base = (uintptr_t)start;
+	for (e = start; e < stop; e++) {
+		e->code = (int32_t)(jump_entry_code(e) - sort_base);
+		e->target = (int32_t)(jump_entry_target(e) - sort_base);
+		if (e > start && e->code <= e[-1].code) {
+			rising = false;
+			code_sorted &= e->code == e[-1].code;
+		}
+	}
+	if (!radix_sort_entries(start, n, code_sorted))
+		qsort(start, n, sizeof(*start), entry_cmp);
+	for (e = start; e < stop; e++) {
+		e->code = (int32_t)(sort_base + e->code - (uintptr_t)&e->code);
+		e->target = (int32_t)(sort_base + e->target -
+				      (uintptr_t)&e->target);
+	}
+	return rising;
+}
+
+/*
+ * One site claimed by entries of different keys (or of one key with both
+ * polarities).  The compiler never emits that; identical code folding
+ * (gold and lld --icf=all) does, when two functions differ only in the key
+ * they test and nothing ties each site to its own entry (older headers, a
+ * linker that folds regardless; <statickeys/sections.h> has the tie).
+ * Patching such a site for one key would switch the other's branch too.
+ * The entries are marked dead: the site stays as built, and every key that
+ * claims it refuses every change (EILSEQ).
+ */
+struct shared_site {
+	uintptr_t code;
+	uintptr_t key, other;	/* with the polarity bit */
+};
+
+/* One site in check_shared_sites()'s hash table; code 0 is a free slot. */
+struct site_slot {
+	uintptr_t code;
+	uintptr_t key;		/* the first key seen, with the polarity bit */
+	bool shared;		/* another key claims it too */
+};
+
+static struct site_slot *site_slot(struct site_slot *t, unsigned int bits,
+				   uintptr_t code)
+{
+	size_t mask = ((size_t)1 << bits) - 1;
+	size_t i = (size_t)(((uint64_t)code * 0x9e3779b97f4a7c15ull) >>
+			    (64 - bits));
+
+	while (t[i].code && t[i].code != code)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/*
+ * check_shared_sites() - find and refuse the sites of @o that entries of
+ * different keys claim.  Returns how many, with the first few in @out (for
+ * report_shared_sites(), after the lock is dropped), or -ENOMEM when the
+ * table could not be checked and every one of its sites was refused.
+ * Called locked.
+ *
+ * The compiler emits a table in code order: when its sites were found
+ * @rising, each above the one before, on the pass that registration makes
+ * anyway (scan_table() or sort_entries()), no two entries share a site and
+ * nothing is done.  Other tables go through a hash table of their sites,
+ * twice when a site is shared: every entry of such a site is marked dead,
+ * so that none is brought to its key's state either.
+ */
+#define NR_SHARED_REPORTED	8
+
+static long check_shared_sites(struct jump_entry *start, struct jump_entry *stop,
+			       bool rising, struct shared_site *out)
+{
+	size_t n = stop - start, i, found = 0;
+	unsigned int bits = 1;
+	struct site_slot *t, *sl;
+
+	if (rising)
+		return 0;
+	while (((size_t)1 << bits) < 2 * n)
+		bits++;
+	t = calloc((size_t)1 << bits, sizeof(*t));
+	if (!t) {
+		/* Unchecked is unsafe: every site of the object is refused. */
+		for (i = 0; i < n; i++)
+			start[i].key |= JUMP_ENTRY_DEAD;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uintptr_t key = start[i].key & ~JUMP_ENTRY_DEAD;
+
+		sl = site_slot(t, bits, jump_entry_code(&start[i]));
+		if (!sl->code) {
+			sl->code = jump_entry_code(&start[i]);
+			sl->key = key;
+		} else if (sl->key != key && !sl->shared) {
+			sl->shared = true;
+			if (found < NR_SHARED_REPORTED)
+				out[found] = (struct shared_site){ sl->code,
+								   sl->key, key };
+			found++;
+		}
+	}
+	for (i = 0; found && i < n; i++)
+		if (site_slot(t, bits, jump_entry_code(&start[i]))->shared)
+			start[i].key |= JUMP_ENTRY_DEAD;
+	free(t);
+	return found;
+}
+
+/* Say which keys claim one site; called unlocked (sk_key_name() asks dladdr). */
+static void report_shared_sites(const char *objname, long found,
+				const struct shared_site *s)
+{
+	char a[320], b[320];
+	long i;
+
+	if (found < 0) {
+		sk_warn("%s: out of memory checking its table for sites claimed by two keys: every key of its sites refuses every change",
+			objname);
+		return;
+	}
+	for (i = 0; i < found && i < NR_SHARED_REPORTED; i++) {
+		sk_key_name((void *)(s[i].key & ~JUMP_ENTRY_FLAGS), a, sizeof(a));
+		sk_key_name((void *)(s[i].other & ~JUMP_ENTRY_FLAGS), b, sizeof(b));
+		sk_warn("%s: site %p is claimed by key %s%s and by key %s%s (identical code folding, --icf=all?): the site keeps its built instruction and both keys refuse every change",
+			objname, (void *)s[i].code, a,
+			s[i].key & JUMP_ENTRY_BRANCH ? " (likely)" : "", b,
+			s[i].other & JUMP_ENTRY_BRANCH ? " (likely)" : "");
+	}
+	if (found > NR_SHARED_REPORTED)
+		sk_warn("%s: %ld more sites claimed by two keys, refused the same way",
+			objname, found - NR_SHARED_REPORTED);
+}
+
+/*
+ * Bring every site of a newly loaded object to its key's current state: a key
+ * may have changed before the object was loaded.  A site outside the
+ * object's executable segments is marked dead: it is never written, and its
+ * key refuses every change.  A site to be rewritten that holds something
+ * unexpected (a debugger's breakpoint, say) is reported and left alone;
+ * every site is checked again at every change of its key, which is refused
+ * while one holds something unexpected.
+ */
+static void sync_object(struct sk_object *o)
+{
+	struct jump_entry *e;
+	size_t queued = 0;
+	int err;
+
+	for (e = o->start; e < o->stop; e++) {
+		enum jump_label_type now, want;
+
+		if (!jump_entry_key(e) || jump_entry_is_dead(e))
+			continue;
+		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE)) {
+			e->key |= JUMP_ENTRY_DEAD;
+			sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+				    (void *)jump_entry_code(e));
+			continue;
+		}
+		/*
+		 * A site still in its built state needs no look: most keys
+		 * have not changed before their objects load, and every
+		 * update checks each site's bytes anyway.  Reading them all
+		 * here cost more than the rest of registration.
+		 */
+		want = sk_entry_type(e, static_key_count(jump_entry_key(e)));
+		if (want == jump_label_init_type(e))
+			continue;
+		err = arch_jump_label_decode(e, &now);
+		if (err) {
+			sk_report_site(e, err);
+			continue;
+		}
+		if (now == want)
+			continue;
+		if (!queued && sk_text_poke_ready()) {
+			sk_warn("%s: cannot write code: sites left in their built state",
+				o->name);
+			return;
+		}
+		if (!arch_jump_label_transform_queue(e, want))
+			queued++;
+	}
+	if (queued && arch_jump_label_transform_apply())
+		sk_warn("%s: could not bring %zu sites to their keys' state",
+			o->name, queued);
+}
+
+static struct sk_object *find_object(const void *handle)
+{
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (o->handle == handle)
+			return o;
+	return NULL;
+}
+
+static const void *object_identity(const struct statickeys_object *d)
+{
+	if (d->handle)
+		return d->handle;
+	if (d->jump_start)
+		return d->jump_start;
+	if (d->param_start)
+		return d->param_start;
+	return d->ro_start;
+}
+
+/*
+ * A read-only key that the program reaches through a copy: an x86-64 PIE
+ * gets a copy relocation for an extern variable of a shared object, and
+ * then every object uses the copy, which lives in the program's ordinary
+ * data.  Find such keys by name, say so, and refuse changes to the copy
+ * too; only its write protection is lost.
+ *
+ * The names come from the object's dynamic symbol table, every data symbol
+ * inside [start, stop): dladdr() would give one name per address, and the
+ * section's own __start_ symbol shares the first key's.  Asks the loader:
+ * called with no library lock held.
+ */
+struct copy_scan {
+	const char *start, *stop;
+	const char **names;	/* data symbols in the range, and where */
+	const void **at;
+	size_t n;
+};
+
+/* The number of symbols of a GNU hash table: one past the highest chained. */
+static size_t gnu_hash_symbols(const uint32_t *h)
+{
+	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
+	const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+	const uint32_t *chain = buckets + nbuckets;
+	uint32_t i, last = 0;
+
+	for (i = 0; i < nbuckets; i++)
+		if (buckets[i] > last)
+			last = buckets[i];
+	if (last < symoffset)
+		return symoffset;
+	while (!(chain[last - symoffset] & 1))
+		last++;
+	return last + 1;
+}
+
+/*
+ * Collected inside dl_iterate_phdr(), looked up after it: its callback runs
+ * with the loader's write lock held, and dlsym() takes the loader's lock.
+ */
+static void note_symbol(struct copy_scan *cs, const char *name, const void *p)
+{
+	const char **n = realloc(cs->names, (cs->n + 1) * sizeof(*n));
+	const void **a;
+
+	if (!n)
+		return;
+	cs->names = n;
+	a = realloc(cs->at, (cs->n + 1) * sizeof(*a));
+	if (!a)
+		return;
+	cs->at = a;
+	n[cs->n] = name;
+	a[cs->n++] = p;
+}
+
+static int copies_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct copy_scan *cs = data;
+	const ElfW(Sym) *sym = NULL;
+	const uint32_t *hash = NULL, *gnu = NULL;
+	const char *str = NULL;
+	const ElfW(Dyn) *d = NULL;
+	size_t i, nsyms;
+	bool mine = false;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (uintptr_t)cs->start >= s &&
+		    (uintptr_t)cs->start < s + ph->p_memsz)
+			mine = true;
+		if (ph->p_type == PT_DYNAMIC)
+			d = (const ElfW(Dyn) *)s;
+	}
+	if (!mine)
+		return 0;
+	/* glibc relocates these in place; an unrelocated one is an offset. */
+#define DYN_PTR(v)	((v) < info->dlpi_addr ? (v) + info->dlpi_addr : (v))
+	for (; d && d->d_tag != DT_NULL; d++) {
+		uintptr_t v = DYN_PTR(d->d_un.d_ptr);
+
+		if (d->d_tag == DT_SYMTAB)
+			sym = (const ElfW(Sym) *)v;
+		else if (d->d_tag == DT_STRTAB)
+			str = (const char *)v;
+		else if (d->d_tag == DT_HASH)
+			hash = (const uint32_t *)v;
+		else if (d->d_tag == DT_GNU_HASH)
+			gnu = (const uint32_t *)v;
+	}
+#undef DYN_PTR
+	if (!sym || !str || (!hash && !gnu))
+		return 1;
+	nsyms = hash ? hash[1] : gnu_hash_symbols(gnu);
+	for (i = 1; i < nsyms; i++) {
+		const char *p = (const char *)(info->dlpi_addr + sym[i].st_value);
+
+		if (ELF64_ST_TYPE(sym[i].st_info) == STT_OBJECT &&
+		    sym[i].st_shndx != SHN_UNDEF && p >= cs->start &&
+		    p < cs->stop)
+			note_symbol(cs, str + sym[i].st_name, p);
+	}
+	return 1;
+}
+
+/* Returns the number of copies found, in *@copies. */
+static size_t find_copies(char *start, char *stop, const char *objname,
+			  void ***copies)
+{
+	struct copy_scan cs = { start, stop, NULL, NULL, 0 };
+	size_t i, n = 0;
+	void **v;
+
+	*copies = NULL;
+	dl_iterate_phdr(copies_cb, &cs);
+	for (i = 0; i < cs.n; i++) {
+		void *used = dlsym(RTLD_DEFAULT, cs.names[i]);
+
+		if (!used || used == cs.at[i])
+			continue;
+		v = realloc(*copies, (n + 1) * sizeof(*v));
+		if (!v)
+			continue;
+		*copies = v;
+		v[n++] = used;
+		sk_warn("read-only key %s of %s is used through a copy at %p (a copy relocation): changes to it are refused, but it cannot be write-protected; declare it weak, or build the program with -fPIC",
+			cs.names[i], objname, used);
+	}
+	free(cs.names);
+	free(cs.at);
+	return n;
+}
+
+/* Make the object's read-only keys read-only.  Called locked. */
+static void seal_object(struct sk_object *o, void **copies, size_t nr_copies)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t s = (uintptr_t)o->ro_page_start;
+	uintptr_t e = (uintptr_t)o->ro_page_end;
+
+	o->sealed = true;
+	o->copies = copies;
+	o->nr_copies = nr_copies;
+	if (o->ro_start == o->ro_stop)
+		return;
+	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
+	    e < (uintptr_t)o->ro_stop) {
+		sk_warn("%s: read-only keys are refused changes but not write-protected: their pages are not their own (built with an older header?)",
+			o->name);
+		return;
+	}
+	if (mprotect((void *)s, e - s, PROT_READ))
+		sk_warn("%s: mprotect of read-only keys failed: %s", o->name,
+			strerror(errno));
+}
+
+/*
+ * Seal the object registered as @handle, if it still is and is not sealed:
+ * the loader is asked about copies first, with no lock held.
+ */
+static bool seal_handle(const void *handle)
+{
+	char *start = NULL, *stop = NULL, name[sizeof(objects->name)];
+	struct sk_object *o;
+	void **copies = NULL;
+	size_t n = 0;
+	bool found;
+
+	jump_label_lock();
+	o = find_object(handle);
+	found = o && !o->sealed;
+	if (found) {
+		start = o->ro_start;
+		stop = o->ro_stop;
+		memcpy(name, o->name, sizeof(name));
+	}
+	__jump_label_unlock();
+	if (!found)
+		return false;
+	if (start != stop)
+		n = find_copies(start, stop, name, &copies);
+	jump_label_lock();
+	o = find_object(handle);
+	found = o && !o->sealed;
+	if (found)
+		seal_object(o, copies, n);
+	else
+		free(copies);
+	__jump_label_unlock();
+	return found;
+}
+
+/* ---- the registry as the key core and introspection see it ---- */
+
+/* @key is one of @o's read-only keys, or the copy of one. */
+static bool holds_ro_key(const struct sk_object *o,
+			 const struct static_key *key)
+{
+	const char *p = (const char *)key;
+	size_t i;
+
+	if (p >= o->ro_start && p < o->ro_stop)
+		return true;
+	for (i = 0; i < o->nr_copies; i++)
+		if (o->copies[i] == (void *)key)
+			return true;
+	return false;
+}
+
+/* The object whose sealed read-only keys hold @key, or NULL.  Locked. */
+static struct sk_object *key_sealed(const struct static_key *key)
+{
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (o->sealed && holds_ro_key(o, key))
+			return o;
+	return NULL;
+}
+
+bool sk_next_table(struct sk_object **o, struct jump_entry **start,
+		   struct jump_entry **stop)
+{
+	*o = *o ? (*o)->next : objects;
+	if (!*o)
+		return false;
+	*start = (*o)->start;
+	*stop = (*o)->stop;
+	return true;
+}
+
+const char *sk_key_sealed_by(const struct static_key *key)
+{
+	struct sk_object *o = key_sealed(key);
+
+	return o ? o->name : NULL;
+}
+
+bool sk_object_view(unsigned int i, struct sk_object_view *v)
+{
+	struct sk_object *o;
+
+	for (o = objects; o && i; o = o->next)
+		i--;
+	if (!o)
+		return false;
+	v->name = o->name;
+	v->start = o->start;
+	v->stop = o->stop;
+	return true;
+}
+
+bool sk_key_read_only(const struct static_key *key)
+{
+	struct sk_object *o;
+
+	for (o = objects; o; o = o->next)
+		if (holds_ro_key(o, key))
+			return true;
+	return false;
+}
+
+/**
+ * statickeys_register_object() - hand an object's tables to the library.
+ * @d: the description, built by the constructor in <statickeys/object.h>
+ *
+ * Idempotent per object.  Order: link the table and bring its sites to their
+ * keys' state; apply the command line to the object's parameters (unlocked:
+ * their handlers change keys); seal its read-only keys.  Runs in the
+ * object's constructor, with the loader's lock held: it calls into the
+ * loader (dl_iterate_phdr, dladdr) only with none of the library's locks.
+ */
+SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
+{
+	struct shared_site shared_sites[NR_SHARED_REPORTED];
+	char name[sizeof(objects->name)];
+	const void *id = object_identity(d);
+	struct table_scan ts;
+	struct find_segs fs;
+	bool rising;
+	long shared;
+	struct sk_object *o;
+	int i;
+
+	if (d->abi != STATICKEYS_OBJECT_ABI) {
+		sk_warn("object built for ABI %u, library has %u: not registered",
+			d->abi, STATICKEYS_OBJECT_ABI);
+		return;
+	}
+	if (!id)
+		return;
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		sk_warn("out of memory registering an object");
+		return;
+	}
+	o->handle = id;
+	o->start = d->jump_start;
+	o->stop = d->jump_start ? d->jump_stop : d->jump_start;
+	o->param_start = d->param_start;
+	o->ro_start = d->ro_start;
+	o->ro_stop = d->ro_start ? d->ro_stop : d->ro_start;
+	o->ro_page_start = d->ro_page_start;
+	o->ro_page_end = d->ro_page_end;
+	o->flags = d->flags;
+	fs.addr = (uintptr_t)id;
+	fs.obj = o;
+	dl_iterate_phdr(find_segs_cb, &fs);
+
+	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
+	if (find_object(id)) {
+		__jump_label_unlock();
+		free(o);
+		return;
+	}
+	for (i = 0; i < o->nsegs; i++)	/* fresh code: nothing of ours stuck */
+		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
+				       SK_STUCK_FRESH);
+	scan_table(o->start, o->stop, &ts);
+	rising = ts.sorted ? ts.rising : sort_entries(o->start, o->stop);
+	shared = check_shared_sites(o->start, o->stop, rising, shared_sites);
+	o->next = objects;
+	objects = o;
+	/*
+	 * Every site in one executable segment and every key as built: no
+	 * site needs a look.  Otherwise each one is checked.
+	 */
+	if (!ts.sorted || ts.changed || shared || (ts.lo <= ts.hi &&
+	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
+		sync_object(o);
+	if (shared)	/* said unlocked, when o may be gone */
+		memcpy(name, o->name, sizeof(name));
+	__jump_label_unlock();
+	if (shared)
+		report_shared_sites(name, shared, shared_sites);
+
+	if (d->param_start != d->param_stop)
+		__sk_params_register_object(d->param_start, d->param_stop,
+					    o->name);
+
+	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
+		seal_handle(id);
+	/* The main program holds the entry point (musl gives it its path). */
+	sk_introspect_registered(in_text(o, getauxval(AT_ENTRY), 1));
+}
+
+/**
+ * statickeys_unregister_object() - forget an object before it is unmapped.
+ * @d: the description given at registration
+ *
+ * Delayed decrements pending in the object's memory are run first (the
+ * worker must never touch it afterwards).  After this returns nothing is
+ * ever written into the object's memory.
+ */
+SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
+{
+	const void *id = object_identity(d);
+	struct sk_segment segs[MAX_SEGMENTS];
+	struct sk_object **pp, *o;
+	int nsegs = 0, i;
+
+	jump_label_lock();
+	o = find_object(id);
+	if (o) {
+		nsegs = o->nsegs;
+		memcpy(segs, o->segs, sizeof(segs));
+	}
+	__jump_label_unlock();
+	if (!o)
+		return;
+	while (nsegs--)
+		sk_deferred_flush_range(segs[nsegs].start, segs[nsegs].end);
+
+	jump_label_lock();
+	sk_batch_settle(NULL);	/* the queue is the batch's */
+	for (pp = &objects; *pp; pp = &(*pp)->next) {
+		if (*pp == o && o->handle == id) {
+			*pp = o->next;
+			break;
+		}
+	}
+	/* Its stuck sites: brought back if they can be, else orphans. */
+	for (i = 0; i < o->nsegs; i++)
+		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
+				       SK_STUCK_ORPHAN);
+	__jump_label_unlock();
+	if (d->param_start != d->param_stop)
+		__sk_params_unregister_object(d->param_start);
+	free(o->copies);
+	free(o);
+}
+
+/**
+ * statickeys_seal() - seal the read-only keys of every registered object.
+ */
+SK_EXPORT int statickeys_seal(void)
+{
+	const void *handle;
+	struct sk_object *o;
+	int n = 0;
+
+	/* One object at a time: the loader is asked with no lock held. */
+	for (;;) {
+		jump_label_lock();
+		for (o = objects; o && o->sealed; o = o->next)
+			;
+		handle = o ? o->handle : NULL;
+		__jump_label_unlock();
+		if (!handle)
+			return n;
+		n += seal_handle(handle);
+	}
+}
