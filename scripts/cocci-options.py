@@ -10,6 +10,7 @@
 # anything else refuses the option, so that it never converts blind.
 import bisect
 import difflib
+import importlib.util
 import os
 import re
 import subprocess
@@ -500,6 +501,15 @@ def report(opts):
 	return out
 
 
+def wrap(lines, i):
+	spec = importlib.util.spec_from_file_location(
+		'cocci_finish', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+					     'cocci-finish.py'))
+	mod = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(mod)
+	return mod.wrap(lines, i)
+
+
 def patch(opts, srcs):
 	"""One unified diff converting the candidates (paths relative to
 	the tree)."""
@@ -579,6 +589,12 @@ def patch(opts, srcs):
 				text = text[:at] + '\n#include <linux/jump_label.h>\n' + text[at:]
 		old = s.text.splitlines(keepends=True)
 		new = text.splitlines(keepends=True)
+		# Lines the longer test made wide are wrapped as the pair
+		# conversion wraps them (scripts/cocci-finish.py).
+		had = set(old)
+		for i in reversed(range(len(new))):
+			if 'static_branch_maybe(CONFIG_' in new[i] and new[i] not in had:
+				new[i:i + 1] = wrap(new, i).splitlines(keepends=True)
 		diff = list(difflib.unified_diff(old, new, 'a/' + path, 'b/' + path, n=3))
 		if diff:
 			out.append('diff --git a/%s b/%s\n' % (path, path))
