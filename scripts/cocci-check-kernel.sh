@@ -31,7 +31,7 @@ export GIT_CEILING_DIRECTORIES=$out
 cc="python3 $srctree/scripts/coccicheck --jobs $J"
 objs="mm/slub.o mm/slab_common.o"
 n=0 failed=0
-plan=$((14 + 2 * 7))
+plan=$((14 + 2 * 7 + 2 + 2 * 2))
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -224,6 +224,52 @@ for state in on off; do
 	note "series build, options $state: $(($(date +%s) - s)) s"
 done
 cp -r "$out/orig/." "$src"
+
+# --rule options (Documentation/coccinelle.rst): the counts given there, a
+# patch clean for checkpatch.pl --strict, and the objects it touches build
+# with the three options on and off, before and after it (W=1, no new
+# warning).
+$cc --rule options "$src" >"$out/options.report" 2>"$out/options.err"
+[ "$(grep -c ': option candidate: ' "$out/options.report")" -eq 3 ] &&
+	[ "$(grep -c ': option refused: ' "$out/options.report")" -eq 36 ]
+ok $? "--rule options: 3 candidates and 36 refusals" "$out/options.report"
+$cc --rule options --mode patch "$src" >"$out/options.patch" 2>/dev/null
+perl "$src/scripts/checkpatch.pl" --no-tree --strict --no-signoff --quiet \
+	"$out/options.patch" >"$out/checkpatch" 2>&1
+ok $? "--rule options: the patch passes checkpatch.pl --strict" "$out/checkpatch"
+oobjs="arch/x86/kernel/pci-dma.o arch/x86/kernel/amd_gart_64.o drivers/iommu/intel/iommu.o kernel/resource.o"
+obuild() {	# obuild on|off LABEL: the objects of the options patch, W=1
+	local o=$out/opt-$1 e=--enable d=--disable
+	[ "$1" = off ] && e=--disable d=--enable
+	if [ ! -f "$o/.config" ]; then
+		mkdir -p "$o"
+		make -s -C "$src" O="$o" defconfig >"$o.log" 2>&1 &&
+		"$src/scripts/config" --file "$o/.config" -e DEBUG_KERNEL -e GART_IOMMU \
+			-e INTEL_IOMMU -e DEVMEM $e IOMMU_DEBUG $e INTEL_IOMMU_DEFAULT_ON \
+			-d INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF $d INTEL_IOMMU_DEFAULT_OFF \
+			$e STRICT_DEVMEM &&
+		make -s -C "$src" O="$o" olddefconfig >>"$o.log" 2>&1 || return 1
+	fi
+	# shellcheck disable=SC2086
+	(cd "$o" && rm -f $oobjs)
+	# shellcheck disable=SC2086
+	make -s -C "$src" O="$o" -j"$J" W=1 $oobjs >"$o.$2.log" 2>&1 || return 1
+	# grep -c exits 1 when it counts none: no warning is no failure.
+	grep -c 'warning:' "$o.$2.log" >"$o.$2.warnings" || true
+}
+for state in on off; do
+	want="# CONFIG_STRICT_DEVMEM is not set"
+	[ $state = on ] && want="CONFIG_STRICT_DEVMEM=y"
+	obuild $state orig && grep -qx "$want" "$out/opt-$state/.config" &&
+		(cd "$src" && git apply "$out/options.patch") && obuild $state conv &&
+		cmp -s "$out/opt-$state.orig.warnings" "$out/opt-$state.conv.warnings"
+	ok $? "options $state: the objects of --rule options build before and after, no new warning" \
+		"$out/opt-$state.conv.log"
+	(cd "$src" && git apply -R "$out/options.patch") 2>/dev/null
+	grep -qx "$want" "$out/opt-$state/.config"
+	ok $? "options $state: IOMMU_DEBUG, INTEL_IOMMU_DEFAULT_ON, STRICT_DEVMEM are $state" \
+		"$out/opt-$state.log"
+done
 
 (cd "$src" && git apply "$out/full.patch")
 # Exit status 1 stays: the refusals (x32_enabled_skey, lru_gen_caps).

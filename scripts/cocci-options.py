@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# scripts/coccicheck --rule options: boot-parameter options whose default
+# comes from a CONFIG option (static bool foo = IS_ENABLED(CONFIG_X), or an
+# #ifdef-chosen initial value) become MAYBE static keys.  Report mode names
+# each such option as a candidate or a refusal with its reason; patch mode
+# converts the candidates.  A text scan over comment- and string-blanked
+# source: every use of the option must be one the scan can classify, and
+# anything else refuses the option, so that it never converts blind.
+import bisect
+import difflib
+import importlib.util
+import os
+import re
+import subprocess
+
+# Architectures whose setup_arch() calls jump_label_init() before
+# parse_early_param() (Linux 6.1); elsewhere early parameters are parsed
+# before start_kernel()'s jump_label_init(), where a key cannot change.
+EARLY_KEYS_ARCHES = ('x86', 'arm64', 'powerpc', 's390', 'riscv', 'loongarch')
+TYPES = r'(?:bool|_Bool|int|unsigned\s+int|unsigned)'
+ATTRS = r'(?:__ro_after_init|__read_mostly|__initdata)'
+
+
+def blank(text, strings=True):
+	"""text with comments (and string and character literals) replaced
+	by spaces, newlines kept: offsets and line numbers stay valid."""
+	out, i, n = [], 0, len(text)
+	rx = re.compile(r'/\*|//|"|\'' if strings else r'/\*|//|"')
+	while i < n:
+		m = rx.search(text, i)
+		if not m:
+			out.append(text[i:])
+			break
+		out.append(text[i:m.start()])
+		t = m.group(0)
+		if t == '/*':
+			e = text.find('*/', m.end())
+			e = n if e < 0 else e + 2
+		elif t == '//':
+			e = text.find('\n', m.end())
+			e = n if e < 0 else e
+		else:
+			e = m.end()
+			while e < n and text[e] != t and text[e] != '\n':
+				e += 2 if text[e] == '\\' else 1
+			e = min(e + 1, n)
+		seg = text[m.start():e]
+		if t == '"' and not strings:
+			out.append(seg)
+		else:
+			out.append(re.sub(r'[^\n]', ' ', seg))
+		i = e
+	return ''.join(out)
+
+
+class Source:
+	"""One file: its text, the blanked text, its functions and macros."""
+
+	def __init__(self, path, text):
+		self.path, self.text = path, text
+		self.code = blank(text)
+		self.nostr = blank(text, strings=False)
+		self.funcs = []		# (name, body start, body end, head start)
+		self.macros = []	# (start, end) of #define lines
+		self.conds = []		# (start, end, cond text, is else branch)
+		self._scan()
+
+	def line_col(self, off):
+		line = self.text.count('\n', 0, off) + 1
+		return line, off - (self.text.rfind('\n', 0, off) + 1) + 1
+
+	def _scan(self):
+		code = self.code
+		for m in re.finditer(r'^[ \t]*#[ \t]*define\b(?:[^\n]*\\\n)*[^\n]*',
+				     code, re.M):
+			self.macros.append((m.start(), m.end()))
+		# Preprocessor conditionals, for #ifdef-chosen initial values.
+		stack = []
+		for m in re.finditer(r'^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)',
+				     code, re.M):
+			d, rest = m.group(1), m.group(2).strip()
+			if d in ('if', 'ifdef', 'ifndef'):
+				stack.append([d, rest, m.end(), False])
+			elif d in ('elif', 'else') and stack:
+				top = stack[-1]
+				self.conds.append((top[2], m.start(), top[0], top[1], top[3]))
+				top[2], top[3] = m.end(), True
+				if d == 'elif':
+					top[0] = 'elif'
+			elif d == 'endif' and stack:
+				top = stack.pop()
+				self.conds.append((top[2], m.start(), top[0], top[1], top[3]))
+		# Top-level brace blocks that follow a ")" are function bodies.
+		depth, i, start = 0, 0, None
+		masked = self._mask_pp(code)
+		for m in re.finditer(r'[{}]', masked):
+			if m.group(0) == '{':
+				if depth == 0:
+					start = m.start()
+				depth += 1
+			else:
+				depth -= 1
+				if depth == 0 and start is not None:
+					h = self._head(masked, start)
+					if h:
+						self.funcs.append((h[0], start, m.end(), h[1]))
+				depth = max(depth, 0)
+		self.starts = [f[1] for f in self.funcs]
+
+	@staticmethod
+	def _head(code, brace):
+		"""(name, offset) of the function whose body opens at brace:
+		the identifier before the balanced (...) right before it."""
+		i = brace - 1
+		while i >= 0 and code[i].isspace():
+			i -= 1
+		if i < 0 or code[i] != ')':
+			return None
+		depth = 0
+		while i >= 0:
+			if code[i] == ')':
+				depth += 1
+			elif code[i] == '(':
+				depth -= 1
+				if depth == 0:
+					break
+			elif code[i] in ';{}':
+				return None
+			i -= 1
+		j = i - 1
+		while j >= 0 and code[j].isspace():
+			j -= 1
+		e = j + 1
+		while j >= 0 and (code[j].isalnum() or code[j] == '_'):
+			j -= 1
+		name = code[j + 1:e]
+		if not name or name in ('if', 'while', 'for', 'switch') or name[0].isdigit():
+			return None
+		return name, j + 1
+
+	@staticmethod
+	def _mask_pp(code):
+		return re.sub(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*',
+			      lambda m: re.sub(r'[^\n]', ' ', m.group(0)), code, flags=re.M)
+
+	def func_at(self, off):
+		i = bisect.bisect_right(self.starts, off) - 1
+		if i >= 0 and off < self.funcs[i][2]:
+			return self.funcs[i]
+		return None
+
+	def in_macro(self, off):
+		return any(s <= off < e for s, e in self.macros)
+
+	def cond_at(self, off):
+		"""Innermost conditional branch holding off: (kind, cond, else)."""
+		best = None
+		for s, e, kind, cond, els in self.conds:
+			if s <= off < e and (best is None or s > best[0]):
+				best = (s, kind, cond, els)
+		return best and best[1:]
+
+
+class Option:
+	def __init__(self, name, src, off, decl_end, kind):
+		self.name, self.src, self.off, self.end = name, src, off, decl_end
+		self.kind = kind		# 'var', 'array', 'field'
+		self.decls = []			# (src, start, end, attrs, value, cond)
+		self.static = False
+		self.type = 'bool'
+		self.config = None
+		self.impure = None
+		self.handlers = []		# (src, func, macro, param)
+		self.refusals = []
+		self.uses = []			# (src, off, what)
+		self.externs = []		# (src, start, end)
+		self.ro = False
+
+
+DECL = re.compile(r'^[ \t]*(static\s+)?(?:const\s+)?(' + TYPES + r')\s+(\w+)\s*'
+		  r'(\[[^\]\n]*\])?\s*((?:' + ATTRS + r'\s*)*)(?:=\s*([^;]*?))?\s*'
+		  r'((?:' + ATTRS + r'\s*)*);', re.M)
+STRUCT_DECL = re.compile(r'^[ \t]*(static\s+)?struct\s+\w+\s+(\w+)\s*(?:' + ATTRS +
+			 r'\s*)*=\s*\{', re.M)
+EXTERN = re.compile(r'^[ \t]*extern\s+(?:const\s+)?(' + TYPES + r')\s+(\w+)\s*'
+		    r'((?:' + ATTRS + r'\s*)*);[ \t]*\n', re.M)
+HANDLER = re.compile(r'\b(early_param|__setup)\s*\(\s*("(?:[^"\\]|\\.)*")\s*,\s*(\w+)\s*\)')
+CORE_PARAM = re.compile(r'\bcore_param\s*\(\s*(\w+)\s*,\s*(\w+)\s*,')
+
+
+def config_value(value):
+	"""(CONFIG_X, None) when value is IS_ENABLED(CONFIG_X) alone, else
+	(CONFIG named or None, why it is not a pure test)."""
+	v = re.sub(r'\s+', ' ', value or '').strip()
+	m = re.match(r'^\(?\s*IS_ENABLED\s*\(\s*(CONFIG_\w+)\s*\)\s*\)?$', v)
+	if m:
+		return m.group(1), None
+	c = re.search(r'\bCONFIG_\w+', v)
+	return (c.group(0) if c else None), v
+
+
+def truth(value):
+	v = re.sub(r'\s+', '', value or '')
+	if v in ('', '0', 'false'):
+		return False
+	if v in ('1', 'true'):
+		return True
+	return None
+
+
+def find_options(srcs):
+	"""The options of the files that set boot parameters."""
+	opts = {}
+	for s in srcs:
+		decls = {}
+		for m in DECL.finditer(s.code):
+			if s.func_at(m.start()) or s.in_macro(m.start()):
+				continue
+			name = m.group(3)
+			attrs = (m.group(5) or '') + ' ' + (m.group(7) or '')
+			value = s.code[m.start(6):m.end(6)] if m.group(6) is not None else None
+			decls.setdefault(name, []).append(dict(
+				m=m, static=bool(m.group(1)), type=m.group(2),
+				array=bool(m.group(4)), attrs=attrs, value=value,
+				cond=s.cond_at(m.start())))
+		fields = {}
+		for m in STRUCT_DECL.finditer(s.code):
+			if s.func_at(m.start()):
+				continue
+			end = s.code.find('};', m.end())
+			body = s.code[m.end():end]
+			for f in re.finditer(r'\.(\w+)\s*=\s*([^,}]*)', body):
+				if 'CONFIG_' in f.group(2):
+					fields['%s.%s' % (m.group(2), f.group(1))] = (
+						m.start(2), m.group(2), f.group(1))
+		handlers = []
+		for m in HANDLER.finditer(s.nostr):
+			handlers.append((m.group(3), m.group(1), m.group(2), m.start()))
+		cores = {m.group(2): m for m in CORE_PARAM.finditer(s.code)}
+		for name, ds in decls.items():
+			init = [d for d in ds if d['value'] is not None or d['cond']]
+			# A CONFIG test in the value, or one declaration per
+			# branch of a CONFIG conditional (a lone declaration
+			# inside #ifdef only exists with the option).
+			if not any('CONFIG_' in (d['value'] or '') or
+				   (len(ds) > 1 and d['cond'] and 'CONFIG_' in d['cond'][1])
+				   for d in init):
+				continue
+			rx = re.compile(r'(?<![\w.>])%s\b' % re.escape(name))
+			sets = []
+			for fn, macro, param, at in handlers:
+				f = [x for x in s.funcs if x[0] == fn]
+				if f and rx.search(s.code, f[0][1], f[0][2]):
+					sets.append((s, f[0], macro, param))
+			if not sets and name not in cores:
+				continue
+			d0 = ds[0]
+			o = Option(name, s, d0['m'].start(3), d0['m'].end(), 'array'
+				   if any(d['array'] for d in ds) else 'var')
+			o.static = d0['static']
+			o.type = re.sub(r'\s+', ' ', d0['type'])
+			o.handlers = sets
+			o.ro = '__ro_after_init' in d0['attrs']
+			o.decls = ds
+			if name in cores:
+				o.refusals.append('address taken: core_param(%s) writes it '
+						  'through its address' % cores[name].group(1))
+			classify_init(o, ds)
+			opts[(s.path if o.static else None, name)] = o
+		for key, (off, var, field) in fields.items():
+			rx = re.compile(r'\b%s\s*(?:\.|->)\s*%s\b' % (re.escape(var), re.escape(field)))
+			sets = []
+			for fn, macro, param, at in handlers:
+				f = [x for x in s.funcs if x[0] == fn]
+				if f and rx.search(s.code, f[0][1], f[0][2]):
+					sets.append((s, f[0], macro, param))
+			if sets:
+				o = Option(key, s, off, off, 'field')
+				o.handlers = sets
+				o.refusals.append('a struct field: a key cannot be a member '
+						  'of %s' % var)
+				o.static = True
+				opts[(s.path, key)] = o
+	return opts
+
+
+def classify_init(o, ds):
+	"""The CONFIG option the initial value follows, or why it is not a
+	pure CONFIG test."""
+	if len(ds) == 1:
+		cfg, why = config_value(ds[0]['value'])
+		if why is None:
+			o.config = cfg
+			return
+		o.config = cfg
+		o.impure = 'initial value not a pure CONFIG test: %s' % why
+		return
+	# One declaration per branch of one #ifdef CONFIG_X / #else.
+	conds = {d['cond'][1] if d['cond'] else None for d in ds}
+	if len(ds) == 2 and len(conds) == 1 and None not in conds:
+		kind, cond, _ = ds[0]['cond']
+		vals = {d['cond'][2]: truth(d['value']) for d in ds}
+		m = None
+		if kind in ('ifdef', 'ifndef'):
+			m = re.match(r'^(CONFIG_\w+)$', cond)
+		elif kind == 'if':
+			m = re.match(r'^(?:defined\s*\(?\s*|IS_ENABLED\s*\(\s*)(CONFIG_\w+)\s*\)?$',
+				     cond)
+		if m and None not in vals.values() and len(vals) == 2:
+			on = vals[False] if kind != 'ifndef' else vals[True]
+			off = vals[True] if kind != 'ifndef' else vals[False]
+			o.config = m.group(1)
+			if on and not off:
+				return
+			o.impure = 'initial value not a pure CONFIG test: %s when %s ' \
+				   'is set' % ('false' if not on else 'true', m.group(1))
+			return
+	c = [d['cond'][1] for d in ds if d['cond']]
+	o.config = (re.search(r'CONFIG_\w+', ' '.join(c)) or [None])[0]
+	o.impure = 'initial value not a pure CONFIG test: chosen by %s' % (
+		', '.join('#%s %s' % (d['cond'][0], d['cond'][1]) for d in ds if d['cond'])
+		or 'several declarations')
+
+
+def classify_uses(o, srcs, all_handlers):
+	"""Every occurrence of the option in the files it can be seen from
+	(all_handlers: (file, body offset) of every parameter handler)."""
+	if o.kind == 'field':
+		return
+	rx = re.compile(r'(?<![\w.>$])%s\b' % re.escape(o.name))
+	handler_funcs = {(h[0].path, h[1][1]) for h in o.handlers}
+	decl_spans = {(o.src.path, d['m'].start(), d['m'].end()) for d in o.decls}
+	for s in (srcs if not o.static else [o.src]):
+		for m in rx.finditer(s.code):
+			off = m.start()
+			if any(p == s.path and a <= off < b for p, a, b in decl_spans):
+				continue
+			before = s.code[max(0, off - 200):off]
+			after = s.code[m.end():m.end() + 200]
+			line, col = s.line_col(off)
+			where = '%s:%d' % (s.path, line)
+			ext = EXTERN.match(s.code, s.code.rfind('\n', 0, off) + 1)
+			if ext and ext.group(2) == o.name:
+				o.externs.append((s, ext.start(), ext.end()))
+				continue
+			if re.search(r'\bEXPORT_SYMBOL\w*\s*\(\s*$', before):
+				o.refusals.append('an exported symbol (%s): modules read '
+						  'it as a %s' % (where, o.type))
+				continue
+			if re.search(r'\bcore_param\s*\(\s*\w+\s*,\s*$', before) or \
+			   re.search(r'\b(?:early_param|__setup)\b', s.code[
+				   s.code.rfind('\n', 0, off):off]):
+				continue
+			f = s.func_at(off)
+			in_handler = f is not None and (s.path, f[1]) in handler_funcs
+			if re.search(r'&\s*$', before) and not re.search(r'&&\s*$', before):
+				if in_handler and re.search(r'\bkstrtobool\s*\([^;()]*,\s*&\s*$', before):
+					o.uses.append((s, off, 'kstrtobool'))
+					continue
+				o.refusals.append('address taken (%s)' % where)
+				continue
+			if s.in_macro(off):
+				o.refusals.append('used in a macro body (%s)' % where)
+				continue
+			if f is None:
+				o.refusals.append('used outside a function (%s)' % where)
+				continue
+			if re.match(r'\s*\[', after):
+				o.uses.append((s, off, 'index'))
+				continue
+			if re.match(r'\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)', after) or \
+			   re.match(r'\s*(?:\+\+|--)', after) or \
+			   re.search(r'(?:\+\+|--)\s*$', before):
+				if in_handler:
+					o.uses.append((s, off, 'write'))
+				else:
+					o.refusals.append('written outside its parameter '
+							  'handler (%s, in %s())' % (where, f[0]))
+				continue
+			if (s.path, f[1]) in all_handlers:
+				o.refusals.append('read before keys may change: in the '
+						  'boot-parameter handler %s() (%s)' % (f[0], where))
+				continue
+			if o.type != 'bool' and (
+				re.match(r'\s*(?:[-+*/%<>^]|\|(?!\|)|==|!=|&(?!&))', after) or
+				re.search(r'(?:[-+*/%<>^]|(?<!\|)\||==|!=|(?<!&)&)\s*$', before)):
+				o.refusals.append('used as a number, not a truth value (%s)'
+						  % where)
+				continue
+			o.uses.append((s, off, 'read'))
+
+
+def check_handlers(o):
+	"""The handler shapes patch mode rewrites: the whole body returns
+	kstrtobool(s, &v), or v is assigned true/false/1/0."""
+	for s, f, macro, param in o.handlers:
+		if macro == 'early_param' and not re.match(
+				r'arch/(?:%s)/' % '|'.join(EARLY_KEYS_ARCHES), s.path):
+			o.refusals.append(
+				'read before keys may change: early_param(%s) in %s; arm, '
+				'mips and others parse early parameters before '
+				'jump_label_init(), where a key cannot change' % (param, s.path))
+	for s, off, what in o.uses:
+		if what == 'kstrtobool':
+			f = s.func_at(off)
+			body = s.code[f[1] + 1:f[2] - 1].strip()
+			if not re.match(r'^return\s+kstrtobool\s*\(\s*(\w+)\s*,\s*&\s*%s\s*\)\s*;$'
+					% re.escape(o.name), body):
+				o.refusals.append(
+					'handler %s() is not one the conversion rewrites: '
+					'kstrtobool() is not its whole body' % f[0])
+		if what == 'write':
+			stmt = re.match(r'\s*=\s*([^;]*);', s.code[off + len(o.name):])
+			if not stmt or truth(stmt.group(1)) is None:
+				o.refusals.append(
+					'handler %s() is not one the conversion rewrites: it '
+					'assigns %s something other than true, false, 1 or 0 '
+					'(%s:%d)' % (s.func_at(off)[0], o.name, s.path,
+						     s.line_col(off)[0]))
+	if o.kind == 'array':
+		o.refusals.append('an array: a key cannot be indexed')
+	elif o.impure:
+		o.refusals.append(o.impure)
+
+
+def grep(top, files, args):
+	"""The files (of files, relative to top) grep ARGS matches: GNU
+	grep over chunks of files, far faster than Python's regexes."""
+	keep = set()
+	for i in range(0, len(files), 2000):
+		r = subprocess.run(['grep', '-lZ'] + args + ['--'] + files[i:i + 2000],
+				   cwd=top, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+		if r.returncode > 1:
+			raise OSError('grep failed: ' + r.stderr.decode(errors='replace').strip())
+		keep.update(x.decode('utf-8', 'surrogateescape')
+			    for x in r.stdout.split(b'\0') if x)
+	return [f for f in files if f in keep]
+
+
+def load(top, f):
+	with open(os.path.join(top, f), 'rb') as fh:
+		return Source(f, fh.read().decode('utf-8', 'surrogateescape'))
+
+
+def analyse(top, files, kconfig_types, kconfigs):
+	"""(options, {path: Source}) of the tree: files are its .c and .h
+	files, relative to top.  Only the .c files that set a boot parameter
+	can define an option; the files naming a non-static one are read for
+	its uses."""
+	setters = grep(top, [f for f in files if f.endswith('.c')],
+		       ['-E', r'\b(early_param|__setup|core_param)\s*\('])
+	srcs = {f: load(top, f) for f in setters}
+	opts = find_options(list(srcs.values()))
+	names = sorted({o.name for o in opts.values() if not o.static and o.kind == 'var'})
+	if names:
+		args = ['-wF']
+		for n in names:
+			args += ['-e', n]
+		for f in grep(top, [f for f in files if f not in srcs], args):
+			srcs[f] = load(top, f)
+	handlers = set()
+	for s in srcs.values():
+		for m in HANDLER.finditer(s.nostr):
+			for f in s.funcs:
+				if f[0] == m.group(3):
+					handlers.add((s.path, f[1]))
+	cfgs = {o.config for o in opts.values() if o.config}
+	types = kconfig_types(cfgs) if kconfigs else None
+	for o in opts.values():
+		classify_uses(o, [s for s in srcs.values() if o.name in s.code], handlers)
+		check_handlers(o)
+		if o.config and types is not None and not o.impure:
+			if o.config not in types:
+				o.refusals.append('option not a bool in Kconfig: %s is defined '
+						  'by no Kconfig file of the tree' % o.config)
+			elif types[o.config][0] != 'bool':
+				t, kf, kl = types[o.config]
+				o.refusals.append('option not a bool in Kconfig: %s is %s '
+						  '(%s:%d)' % (o.config, t, kf, kl))
+	return opts, srcs
+
+
+def report(opts):
+	out = []
+	for o in opts.values():
+		line, col = o.src.line_col(o.off)
+		where = '%s:%d:%d: %s: ' % (o.src.path, line, col, o.name)
+		if o.refusals:
+			seen = []
+			for r in o.refusals:
+				if r not in seen:
+					seen.append(r)
+			out.append(where + 'option refused: ' + '; '.join(seen))
+		else:
+			reads = sum(1 for u in o.uses if u[2] == 'read')
+			out.append(where + 'option candidate: %s, set by %s; %d read%s' % (
+				o.config, ', '.join('%s(%s)' % (h[2], h[3]) for h in o.handlers),
+				reads, '' if reads == 1 else 's'))
+	return out
+
+
+def wrap(lines, i):
+	spec = importlib.util.spec_from_file_location(
+		'cocci_finish', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+					     'cocci-finish.py'))
+	mod = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(mod)
+	return mod.wrap(lines, i)
+
+
+def patch(opts, srcs):
+	"""One unified diff converting the candidates (paths relative to
+	the tree)."""
+	edits = {}
+
+	def edit(src, a, b, new):
+		edits.setdefault(src.path, []).append((a, b, new))
+
+	for o in opts.values():
+		if o.refusals:
+			continue
+		macro = 'DEFINE_STATIC_KEY_MAYBE' + ('_RO' if o.ro else '')
+		new = '%s%s(%s, %s);' % ('static ' if o.static else '', macro,
+					 o.config, o.name)
+		ds = sorted(o.decls, key=lambda d: d['m'].start())
+		s = o.src
+		if len(ds) == 1:
+			m = ds[0]['m']
+			a = s.text.rfind('\n', 0, m.end()) + 1 if '\n' in s.text[m.start():m.end()] \
+				else m.start()
+			a = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+			edit(s, a, m.end(), new)
+		else:
+			# The whole #ifdef ... #endif block becomes the one line.
+			a = s.text.rfind('\n', 0, s.text.rfind('#', 0, ds[0]['m'].start())) + 1
+			e = re.compile(r'^[ \t]*#[ \t]*endif[^\n]*\n', re.M).search(s.text, ds[-1]['m'].end())
+			rest = s.code[a:e.end()]
+			for d in ds:
+				m = d['m']
+				rest = rest[:m.start() - a] + ' ' * (m.end() - m.start()) + rest[m.end() - a:]
+			if not re.sub(r'^[ \t]*#[^\n]*$', '', rest, flags=re.M).strip():
+				edit(s, a, e.end(), new + '\n')
+			else:
+				# The #ifdef chooses other lines too: only the
+				# declarations go, the key is defined above it.
+				edit(s, a, a, new + '\n')
+				for d in ds:
+					m = d['m']
+					ls = s.text.rfind('\n', 0, m.start()) + 1
+					le = s.text.find('\n', m.end()) + 1
+					edit(s, ls, le, '')
+		for es, a, b in o.externs:
+			edit(es, a, b, 'DECLARE_STATIC_KEY_MAYBE(%s, %s);\n' % (o.config, o.name))
+		for us, off, what in o.uses:
+			if what == 'read':
+				edit(us, off, off + len(o.name),
+				     'static_branch_maybe(%s, &%s)' % (o.config, o.name))
+			elif what == 'write':
+				m = re.match(r'\s*=\s*([^;]*);', us.code[off + len(o.name):])
+				call = 'static_branch_%s(&%s);' % (
+					'enable' if truth(m.group(1)) else 'disable', o.name)
+				edit(us, off, off + len(o.name) + m.end(), call)
+			elif what == 'kstrtobool':
+				f = us.func_at(off)
+				arg = re.search(r'kstrtobool\s*\(\s*(\w+)', us.code[f[1]:f[2]]).group(1)
+				body = ('{\n\tbool enabled;\n\tint ret;\n\n'
+					'\tret = kstrtobool(%s, &enabled);\n\tif (ret)\n'
+					'\t\treturn ret;\n\tif (enabled)\n'
+					'\t\tstatic_branch_enable(&%s);\n\telse\n'
+					'\t\tstatic_branch_disable(&%s);\n\treturn 0;\n}'
+					% (arg, o.name, o.name))
+				edit(us, f[1], f[2], body)
+	out = []
+	for path in sorted(edits):
+		s = srcs[path]
+		text = s.text
+		for a, b, new in sorted(edits[path], reverse=True):
+			text = text[:a] + new + text[b:]
+		if 'jump_label.h' not in text:
+			inc = list(re.finditer(r'^#include <linux/[^>]*>[^\n]*\n', text, re.M))
+			guard = re.search(r'^#ifndef (\w+)\n#define \1\n', text, re.M)
+			if inc:
+				at = inc[-1].end()
+				text = text[:at] + '#include <linux/jump_label.h>\n' + text[at:]
+			elif guard:
+				at = guard.end()
+				text = text[:at] + '\n#include <linux/jump_label.h>\n' + text[at:]
+		old = s.text.splitlines(keepends=True)
+		new = text.splitlines(keepends=True)
+		# Lines the longer test made wide are wrapped as the pair
+		# conversion wraps them (scripts/cocci-finish.py).
+		had = set(old)
+		for i in reversed(range(len(new))):
+			if 'static_branch_maybe(CONFIG_' in new[i] and new[i] not in had:
+				new[i:i + 1] = wrap(new, i).splitlines(keepends=True)
+		diff = list(difflib.unified_diff(old, new, 'a/' + path, 'b/' + path, n=3))
+		if diff:
+			out.append('diff --git a/%s b/%s\n' % (path, path))
+			out.extend(l if l.endswith('\n') else l + '\n\\ No newline at end of file\n'
+				   for l in diff)
+	return ''.join(out)
