@@ -3,6 +3,8 @@
  * Slow-path figures for `make bench`: the time, serializing steps and sites
  * written to toggle a key with N sites, and the heap the library uses for it.
  */
+/* pwrite() and pwrite64() are defined below by their own names. */
+#undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <stdio.h>
@@ -81,7 +83,7 @@ void free(void *ptr)
 static unsigned long pwrites;
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
-ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off);
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off);
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
@@ -89,7 +91,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	return syscall(SYS_pwrite64, fd, buf, n, off);
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
 	return pwrite(fd, buf, n, off);
 }
