@@ -179,13 +179,14 @@ static void scan_table(const struct jump_entry *start,
 	for (e = start; e < stop; e++) {
 		k = e->key & ~JUMP_ENTRY_FLAGS;
 		c = jump_entry_code(e);
-		if (e > start && c <= code)
-			s->rising = false;
 		if (k != key) {
 			if (k < key) {
 				s->sorted = false;
 				return;
 			}
+			/* Within a key the test below says it: one compare a site. */
+			if (e > start && c <= code)
+				s->rising = false;
 			if (e > start && code > s->hi)
 				s->hi = code;
 			if (c < s->lo)
@@ -193,9 +194,12 @@ static void scan_table(const struct jump_entry *start,
 			if (k && key_changed(k))
 				s->changed = true;
 			key = k;
-		} else if (c < code) {
-			s->sorted = false;
-			return;
+		} else if (c <= code) {
+			if (c < code) {
+				s->sorted = false;
+				return;
+			}
+			s->rising = false;
 		}
 		code = c;
 	}

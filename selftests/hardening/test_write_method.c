@@ -238,9 +238,10 @@ static int drop_forced_child(void *arg)
 	setenv("STATICKEYS_TEXT_POKE", "procmem", 1);
 	change(0, true);
 	method(0);
+	/* Before the drop: nobody may have no /tmp to write (check-vm's guest). */
+	capture_begin();
 	if (drop_root())
 		return 2;
-	capture_begin();
 	change(1, false);
 	keep_captured();
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
