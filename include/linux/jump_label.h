@@ -56,8 +56,15 @@ struct jump_entry {
 
 /*
  * The arch header is found through the include path (arch/$ARCH/include in
- * the tree, <prefix>/include/statickeys once installed); it defines
- * __sk_arch_branch() and says so with HAVE_ARCH_JUMP_LABEL.
+ * the tree, <prefix>/include/statickeys once installed), and says with
+ * HAVE_ARCH_JUMP_LABEL that it gives what __sk_arch_branch() below needs:
+ *
+ *   __SK_ARCH_SITE       the site's instructions, labelled 1: the jump to
+ *                        %l[__sk_l_yes] if operand 2 is 1, else the NOP
+ *   __SK_KEY_CONSTRAINT  how the key's address (operand 0) is passed
+ *   __SK_KEY_ASM         how it is printed, plus the branch bit (operand 1)
+ *   __SK_ASM_PTR         the directive of a pointer, and
+ *   __SK_ASM_ALIGN       its alignment, for the entry's key field
  */
 #ifdef CONFIG_JUMP_LABEL
 # if defined(__has_include)
@@ -70,6 +77,42 @@ struct jump_entry {
 # ifndef HAVE_ARCH_JUMP_LABEL
 #  error "CONFIG_JUMP_LABEL=y but there is no instruction patcher for this architecture: configure with CONFIG_JUMP_LABEL=n (the portable fallback) or add arch/<arch>/include/asm/jump_label.h"
 # endif
+#endif
+
+#ifdef HAVE_ARCH_JUMP_LABEL
+/*
+ * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
+ * @key: constant address of a struct static_key: the entry's key is an
+ *       absolute address that the loader relocates, so a site may name a
+ *       key of another shared object.
+ * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
+ * @jump: 1 to emit the jump, 0 for the NOP: the site's state at build time.
+ *
+ * The entry (struct jump_entry) is labelled 3: the directives of
+ * <statickeys/sections.h> tie the site to it (--icf=all), keep it from
+ * --gc-sections and put it in the function's COMDAT group (C++).
+ *
+ * A statement expression rather than an inline function, so that the
+ * operands are constants even at -O0.
+ */
+#define __sk_arch_branch(key, branch, jump) ({				\
+	__label__ __sk_l_yes, __sk_l_out;				\
+	bool __sk_ret;							\
+	__asm__ goto(__SK_ARCH_SITE					\
+		__SK_JUMP_TABLE_PUSHSECTION				\
+		".balign " __SK_ASM_ALIGN "\n"				\
+		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
+		__SK_ASM_PTR " " __SK_KEY_ASM "\n\t"			\
+		__SK_JUMP_TABLE_POPSECTION				\
+		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
+		: : __sk_l_yes);					\
+	__sk_ret = false;						\
+	goto __sk_l_out;						\
+__sk_l_yes:								\
+	__sk_ret = true;						\
+__sk_l_out:								\
+	__sk_ret;							\
+})
 #endif
 
 #include <statickeys/object.h>

@@ -44,40 +44,19 @@
 #define __SK_SITE_JUMP		"b"
 #endif
 
-/*
- * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key, printed bare by %c: the
- *       entry's key is an absolute address that the loader relocates, so
- *       a site may name a key of another shared object.
- * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
- * @jump: 1 to emit the B, 0 for the NOP: the site's state at build time.
- *
- * The site is local label 1 and its entry label 3, for the section
- * directives of <statickeys/sections.h> (--gc-sections, COMDAT, --icf=all).
- */
-#define __sk_arch_branch(key, branch, jump) ({				\
-	__label__ __sk_l_yes, __sk_l_out;				\
-	bool __sk_ret;							\
-	__asm__ goto(".balign 4\n"					\
-		"1:\n\t"						\
-		".if %c2\n\t"						\
-		__SK_SITE_JUMP " %l[__sk_l_yes]\n\t"			\
-		".else\n\t"						\
-		__SK_SITE_NOP "\n\t"					\
-		".endif\n\t"						\
-		__SK_JUMP_TABLE_PUSHSECTION				\
-		".balign 4\n"						\
-		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
-		".long %c0 + %c1\n\t"					\
-		__SK_JUMP_TABLE_POPSECTION				\
-		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
-		: : __sk_l_yes);					\
-	__sk_ret = false;						\
-	goto __sk_l_out;						\
-__sk_l_yes:								\
-	__sk_ret = true;						\
-__sk_l_out:								\
-	__sk_ret;							\
-})
+/* The entry's key: a 32-bit pointer, printed bare by %c. */
+#define __SK_ASM_PTR		".long"
+#define __SK_ASM_ALIGN		"4"
+#define __SK_KEY_ASM		"%c0 + %c1"
+
+/* The site, on a 4-byte boundary: B to the target or NOP, by operand 2. */
+#define __SK_ARCH_SITE							\
+	".balign 4\n"							\
+	"1:\n\t"							\
+	".if %c2\n\t"							\
+	__SK_SITE_JUMP " %l[__sk_l_yes]\n\t"				\
+	".else\n\t"							\
+	__SK_SITE_NOP "\n\t"						\
+	".endif\n\t"
 
 #endif /* _ASM_ARM_JUMP_LABEL_H */

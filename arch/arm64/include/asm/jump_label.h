@@ -29,40 +29,18 @@
 #define __SK_KEY_CONSTRAINT	"S"
 #endif
 
-/*
- * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key, printed bare by %c with
- *       __SK_KEY_CONSTRAINT: the entry's key is an absolute address that the
- *       loader relocates, so a site may name a key of another shared object.
- * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
- * @jump: 1 to emit B, 0 for NOP: the site's state at build time.
- *
- * The site is local label 1 and its entry label 3: the section directives
- * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
- * entry from --gc-sections and put it in the function's COMDAT group (C++).
- */
-#define __sk_arch_branch(key, branch, jump) ({				\
-	__label__ __sk_l_yes, __sk_l_out;				\
-	bool __sk_ret;							\
-	__asm__ goto("1:\n\t"						\
-		".if %c2\n\t"						\
-		"b %l[__sk_l_yes]\n\t"					\
-		".else\n\t"						\
-		"nop\n\t"						\
-		".endif\n\t"						\
-		__SK_JUMP_TABLE_PUSHSECTION				\
-		".balign 8\n"						\
-		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
-		".quad %c0 + %c1\n\t"					\
-		__SK_JUMP_TABLE_POPSECTION				\
-		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
-		: : __sk_l_yes);					\
-	__sk_ret = false;						\
-	goto __sk_l_out;						\
-__sk_l_yes:								\
-	__sk_ret = true;						\
-__sk_l_out:								\
-	__sk_ret;							\
-})
+/* The entry's key: a 64-bit pointer, printed bare by %c. */
+#define __SK_ASM_PTR		".quad"
+#define __SK_ASM_ALIGN		"8"
+#define __SK_KEY_ASM		"%c0 + %c1"
+
+/* The site: B to the target or NOP, chosen by operand 2. */
+#define __SK_ARCH_SITE							\
+	"1:\n\t"							\
+	".if %c2\n\t"							\
+	"b %l[__sk_l_yes]\n\t"						\
+	".else\n\t"							\
+	"nop\n\t"							\
+	".endif\n\t"
 
 #endif /* _ASM_ARM64_JUMP_LABEL_H */

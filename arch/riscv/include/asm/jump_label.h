@@ -19,53 +19,33 @@
 
 /*
  * The key's address under -fPIC/-fPIE: gcc and clang both take "i" for
- * the address of a global and print it bare with %0.
+ * the address of a global and print it bare with %0 (__SK_KEY_ASM).
  */
 #define __SK_KEY_CONSTRAINT	"i"
 
+/* The entry's key: a 64-bit pointer. */
+#define __SK_ASM_PTR		".quad"
+#define __SK_ASM_ALIGN		"8"
+#define __SK_KEY_ASM		"%0 + %1"
+
 /*
- * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key, printed bare: the entry's
- *       key is an absolute address that the loader relocates, so a site may
- *       name a key of another shared object.
- * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
- * @jump: 1 to emit the JAL, 0 for the NOP: the site's state at build time.
- *
- * The site must be one aligned 32-bit word, so that one store replaces it
- * whole: .balign 4 first (with the C extension code is only 2-aligned),
- * no compressed form (norvc: the assembler would turn both into 2-byte
- * instructions), and no linker relaxation of the JAL (norelax).
- *
- * The site is local label 1 and its entry label 3, for the section
- * directives of <statickeys/sections.h> (--gc-sections, COMDAT, --icf=all).
+ * The site: JAL x0 to the target or NOP, chosen by operand 2.  It must be
+ * one aligned 32-bit word, so that one store replaces it whole: .balign 4
+ * first (with the C extension code is only 2-aligned), no compressed form
+ * (norvc: the assembler would turn both into 2-byte instructions), and no
+ * linker relaxation of the JAL (norelax).
  */
-#define __sk_arch_branch(key, branch, jump) ({				\
-	__label__ __sk_l_yes, __sk_l_out;				\
-	bool __sk_ret;							\
-	__asm__ goto(".balign 4\n\t"					\
-		".option push\n\t"					\
-		".option norvc\n\t"					\
-		".option norelax\n"					\
-		"1:\n\t"						\
-		".if %c2\n\t"						\
-		"jal zero, %l[__sk_l_yes]\n\t"				\
-		".else\n\t"						\
-		"nop\n\t"						\
-		".endif\n\t"						\
-		".option pop\n\t"					\
-		__SK_JUMP_TABLE_PUSHSECTION				\
-		".balign 8\n"						\
-		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
-		".quad %0 + %1\n\t"					\
-		__SK_JUMP_TABLE_POPSECTION				\
-		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
-		: : __sk_l_yes);					\
-	__sk_ret = false;						\
-	goto __sk_l_out;						\
-__sk_l_yes:								\
-	__sk_ret = true;						\
-__sk_l_out:								\
-	__sk_ret;							\
-})
+#define __SK_ARCH_SITE							\
+	".balign 4\n\t"						\
+	".option push\n\t"						\
+	".option norvc\n\t"						\
+	".option norelax\n"						\
+	"1:\n\t"							\
+	".if %c2\n\t"							\
+	"jal zero, %l[__sk_l_yes]\n\t"					\
+	".else\n\t"							\
+	"nop\n\t"							\
+	".endif\n\t"							\
+	".option pop\n\t"
 
 #endif /* _ASM_RISCV_JUMP_LABEL_H */

@@ -45,52 +45,26 @@
  */
 #ifdef __clang__
 #define __SK_KEY_CONSTRAINT	"s"
-#define __SK_KEY_ASM		"%c0"
+#define __SK_KEY_ASM		"%c0 + %c1"
 #else
 #define __SK_KEY_CONSTRAINT	"X"
-#define __SK_KEY_ASM		"%p0"
+#define __SK_KEY_ASM		"%p0 + %c1"
 #endif
 
 /*
- * __sk_arch_branch(key, branch, jump) - emit one site; true when it jumps.
- * @key: constant address of a struct static_key, printed as a bare symbol
- *       (plus offset) by __SK_KEY_ASM, whatever the code model: the entry's
- *       key is an absolute address that the loader relocates, so a site may
- *       name a key of another shared object.
- * @branch: 1 for the likely forms, stored in bit 0 of the entry's key.
- * @jump: 1 to emit the JMP, 0 for the NOP: the site's state at build time.
- *
- * The site is local label 1 and its entry label 3: the section directives
- * of <statickeys/sections.h> tie one to the other (--icf=all), keep the
- * entry from --gc-sections and put it in the function's COMDAT group (C++).
- *
- * A statement expression rather than an inline function, so that the
- * operands are constants even at -O0.
+ * The site: a 5-byte JMP rel32 to the target or the 5-byte NOP, chosen by
+ * operand 2 (<linux/jump_label.h> has the rest of __sk_arch_branch()).
+ * The displacement is spelled out so that the assembler never shortens the
+ * jump to two bytes: every site is as long as the NOP that replaces it.
  */
-#define __sk_arch_branch(key, branch, jump) ({				\
-	__label__ __sk_l_yes, __sk_l_out;				\
-	bool __sk_ret;							\
-	__asm__ goto("1:\n\t"						\
-		".if %c2\n\t"						\
-		".byte 0xe9\n\t"					\
-		".long %l[__sk_l_yes] - 2f\n"				\
-		"2:\n\t"						\
-		".else\n\t"						\
-		".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
-		".endif\n\t"						\
-		__SK_JUMP_TABLE_PUSHSECTION				\
-		".balign " __SK_ASM_ALIGN "\n"				\
-		"3:\t.long 1b - ., %l[__sk_l_yes] - .\n\t"		\
-		__SK_ASM_PTR " " __SK_KEY_ASM " + %c1\n\t"		\
-		__SK_JUMP_TABLE_POPSECTION				\
-		: : __SK_KEY_CONSTRAINT (key), "i" (branch), "i" (jump)	\
-		: : __sk_l_yes);					\
-	__sk_ret = false;						\
-	goto __sk_l_out;						\
-__sk_l_yes:								\
-	__sk_ret = true;						\
-__sk_l_out:								\
-	__sk_ret;							\
-})
+#define __SK_ARCH_SITE							\
+	"1:\n\t"							\
+	".if %c2\n\t"							\
+	".byte 0xe9\n\t"						\
+	".long %l[__sk_l_yes] - 2f\n"					\
+	"2:\n\t"							\
+	".else\n\t"							\
+	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
+	".endif\n\t"
 
 #endif /* _ASM_X86_JUMP_LABEL_H */
