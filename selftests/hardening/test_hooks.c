@@ -820,10 +820,10 @@ static void test_blocked_sigtrap(void)
 		return;
 	}
 #ifdef __SANITIZE_THREAD__
-	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a worker blocking every signal");
-	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the same worker with SIGTRAP unblocked");
-	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "the caller blocking SIGTRAP");
-	tap_skip("ThreadSanitizer's own thread blocks every signal: the check is off", "a thread inside posix_spawn()");
+	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "a worker blocking every signal");
+	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "the same worker with SIGTRAP unblocked");
+	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "the caller blocking SIGTRAP");
+	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "a thread inside posix_spawn()");
 	return;
 #endif
 	br = mmap(NULL, sizeof(*br), PROT_READ | PROT_WRITE,

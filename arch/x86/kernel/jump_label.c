@@ -458,12 +458,37 @@ static int install_trap_handler(void)
  */
 #define BLOCKED_TRIES	50
 
-enum trap_mask { MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_UNKNOWN };
+/*
+ * What a look at one thread's mask says:
+ *
+ *   MASK_TAKES_IT   SIGTRAP is not blocked
+ *   MASK_BLOCKS_IT  it is, by the program's doing
+ *   MASK_LIBC       it is, inside glibc (signals 32 and 33 blocked too)
+ *   MASK_SANITIZER  every signal is, in a ThreadSanitizer process: its own
+ *                   thread (see threads_take_traps())
+ *   MASK_GONE       the thread ended, or its files say nothing readable
+ *   MASK_ERROR      the files could not be read for want of a resource
+ *                   (errno says which): nothing can be told
+ */
+enum trap_mask {
+	MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_SANITIZER, MASK_GONE,
+	MASK_ERROR
+};
 
-/* Read @tid's file @file into @buf; @val: where @field first appears. */
-static bool task_field(int task, const char *tid, const char *file,
-		       const char *field, char *buf, size_t size,
-		       const char **val)
+/* Whether a resource ran out: the look failed, not the thread. */
+static bool out_of_resources(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+/*
+ * Read @tid's file @file into @buf; @val: where @field first appears.
+ * MASK_TAKES_IT when it was read (a placeholder: the caller decides),
+ * MASK_GONE or MASK_ERROR when not.
+ */
+static enum trap_mask task_field(int task, const char *tid, const char *file,
+				 const char *field, char *buf, size_t size,
+				 const char **val)
 {
 	char path[64];
 	ssize_t n;
@@ -472,15 +497,35 @@ static bool task_field(int task, const char *tid, const char *file,
 	snprintf(path, sizeof(path), "%s/%s", tid, file);
 	fd = openat(task, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return out_of_resources(errno) ? MASK_ERROR : MASK_GONE;
 	/* pread: should the number be another file's by now, it is only read. */
 	n = pread(fd, buf, size - 1, 0);
+	if (n < 0 && out_of_resources(errno)) {
+		close(fd);
+		return MASK_ERROR;
+	}
 	close(fd);
 	if (n <= 0)
-		return false;
+		return MASK_GONE;
 	buf[n] = 0;
 	*val = strstr(buf, field);
-	return *val != NULL;
+	return *val ? MASK_TAKES_IT : MASK_GONE;
+}
+
+/*
+ * Whether the program runs under ThreadSanitizer, built into it or into
+ * this library: its runtime defines __tsan_init, and starts a thread of
+ * its own that blocks every signal a program can block and runs no site.
+ */
+extern void __tsan_init(void) __attribute__((weak));
+
+static bool under_tsan(void)
+{
+#ifdef __SANITIZE_THREAD__
+	return true;
+#else
+	return __tsan_init != NULL;
+#endif
 }
 
 /*
@@ -493,30 +538,44 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 				size_t len)
 {
 	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
+	/* Every signal but SIGKILL and SIGSTOP, which no mask holds. */
+	const unsigned long long every = ~0ULL & ~(1ULL << (SIGKILL - 1)) &
+					 ~(1ULL << (SIGSTOP - 1));
+	unsigned long long blk;
+	enum trap_mask m;
 	char buf[2048];
 	const char *p, *q;
 	int i;
 
-	if (!task_field(task, tid, "stat", "(", buf, sizeof(buf), &p))
-		return MASK_UNKNOWN;
+	m = task_field(task, tid, "stat", "(", buf, sizeof(buf), &p);
+	if (m != MASK_TAKES_IT)
+		return m;
 	q = strrchr(p, ')');	/* the name may hold ')' */
 	if (!q)
-		return MASK_UNKNOWN;
+		return MASK_GONE;
 	snprintf(name, len, "%.*s", (int)(q - p - 1), p + 1);
 	for (p = q + 2, i = 3; p && i < 32; i++)
 		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
 	if (!p)
-		return MASK_UNKNOWN;
+		return MASK_GONE;
 	if (!(strtoull(p, NULL, 10) & (1ULL << (SIGTRAP - 1))))
 		return MASK_TAKES_IT;
-	if (!task_field(task, tid, "status", "\nSigBlk:", buf, sizeof(buf), &p))
-		return MASK_UNKNOWN;
-	return (strtoull(p + 8, NULL, 16) & libc) ? MASK_LIBC : MASK_BLOCKS_IT;
+	m = task_field(task, tid, "status", "\nSigBlk:", buf, sizeof(buf), &p);
+	if (m != MASK_TAKES_IT)
+		return m;
+	blk = strtoull(p + 8, NULL, 16);
+	if (blk & libc)
+		return MASK_LIBC;
+	return blk == (every & ~libc) && under_tsan() ? MASK_SANITIZER :
+							MASK_BLOCKS_IT;
 }
 
-/* Whether thread @tid keeps SIGTRAP blocked, by its own doing. */
-static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
-				  size_t len)
+/*
+ * Whether thread @tid keeps SIGTRAP blocked, by its own doing: 1 if it
+ * does, 0 if not, -errno if its files could not be read.
+ */
+static int keeps_sigtrap_blocked(int task, const char *tid, char *name,
+				 size_t len)
 {
 	const struct timespec ms = { 0, 1000000 };
 	bool blocked = false;
@@ -525,8 +584,11 @@ static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
 	for (i = 0; i < BLOCKED_TRIES; i++) {
 		switch (trap_mask(task, tid, name, len)) {
 		case MASK_TAKES_IT:
-		case MASK_UNKNOWN:	/* gone, or cannot tell */
-			return false;
+		case MASK_SANITIZER:
+		case MASK_GONE:
+			return 0;
+		case MASK_ERROR:
+			return -errno;
 		case MASK_BLOCKS_IT:
 			blocked = true;
 			break;
@@ -538,39 +600,67 @@ static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
 	return blocked;
 }
 
-/* 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP. */
+/*
+ * The check could not be made for want of a resource: the update is
+ * refused with that error (nothing is written; the next change looks
+ * again), never let through blind.
+ */
+static int cannot_look(int err, size_t nr_sites)
+{
+	sk_warn("reading /proc/self/task to see which threads block SIGTRAP: %s: nothing written to the %zu sites, key unchanged",
+		strerror(-err), nr_sites);
+	return err;
+}
+
+/*
+ * 0, -EBUSY if thread @tid (in directory @task) blocks SIGTRAP, -errno if
+ * that could not be found out.
+ */
 static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
 {
 	char name[64] = "?";
 	sigset_t cur;
+	int ret;
 
 	if (atoi(tid) == gettid()) {	/* ours is at hand, and no passing state */
 		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
 		    !sigismember(&cur, SIGTRAP))
 			return 0;
 		trap_mask(task, tid, name, sizeof(name));	/* its name */
-	} else if (!keeps_sigtrap_blocked(task, tid, name, sizeof(name))) {
-		return 0;
+	} else {
+		ret = keeps_sigtrap_blocked(task, tid, name, sizeof(name));
+		if (ret <= 0)
+			return ret < 0 ? cannot_look(ret, nr_sites) : 0;
 	}
 	sk_warn("thread %s (%s) blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (leave SIGTRAP unblocked in every thread: Documentation/static-keys.rst, rules for programs)",
 		tid, name, nr_sites);
 	return -EBUSY;
 }
 
-/* 0 if every thread of the process can take the update's traps. */
+/*
+ * 0 if every thread of the process can take the update's traps.  A probe
+ * of a write method is passed over: only the prober runs the probe site,
+ * after the update.  A process without a readable /proc cannot be looked
+ * at: the update goes on, and the first time that happens it is said,
+ * since a thread that blocks SIGTRAP would then be killed unannounced.
+ */
 static int threads_take_traps(size_t nr_sites)
 {
 	struct dirent *e;
 	int err = 0;
 	DIR *d;
 
-#ifdef __SANITIZE_THREAD__
-	/* ThreadSanitizer's own thread blocks every signal; it runs no site. */
-	return 0;
-#endif
+	if (sk_text_poke_probing())
+		return 0;
 	d = opendir("/proc/self/task");
-	if (!d)
-		return 0;	/* no /proc here: cannot tell */
+	err = d ? 0 : errno;
+	if (out_of_resources(err))
+		return cannot_look(-err, nr_sites);
+	if (!d) {
+		SK_WARN_ONCE(true, "/proc/self/task cannot be read (%s): threads that block SIGTRAP cannot be seen, and one that ran a site being changed would be killed (Documentation/static-keys.rst, rules for programs)",
+			     strerror(err));
+		return 0;
+	}
 	while (!err && (e = readdir(d)))
 		if (e->d_name[0] != '.')
 			err = thread_takes_traps(dirfd(d), e->d_name, nr_sites);
