@@ -716,8 +716,13 @@ static int write_step(int step, bool undo)
 	/*
 	 * The first step forwards comes straight after the apply installed
 	 * the handler: asking the kernel again would only repeat its answer.
+	 * In a process that had no other thread when the batch began, only
+	 * a signal handler of this thread could change SIGTRAP between two
+	 * steps, which the rules for programs forbid: the apply's look is
+	 * the batch's.  Undoing looks before every step: it is the rare path.
 	 */
-	int err = step == 1 && !undo ? 0 : install_trap_handler();
+	int err = (step == 1 || sk_text_poke_alone()) && !undo ? 0 :
+		  install_trap_handler();
 
 	while (i < nr_queued && !err) {
 		if (!in_step(&queue[i], step, undo)) {
@@ -1023,13 +1028,19 @@ int arch_jump_label_transform_apply(void)
 		return 0;
 	err = sk_sort_queue((void **)&queue, nr_queued, sizeof(*queue));
 	if (!err)
-		err = threads_take_traps(nr_queued);
-	if (!err)
-		err = install_trap_handler();
-	if (!err)
 		err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
 					 JUMP_LABEL_NOP_SIZE);
 	if (err) {
+		nr_queued = 0;
+		return err;
+	}
+	/* sk_text_poke_begin() counted the threads: alone, none to look at. */
+	if (!sk_text_poke_alone())
+		err = threads_take_traps(nr_queued);
+	if (!err)
+		err = install_trap_handler();
+	if (err) {
+		sk_text_poke_end();
 		nr_queued = 0;
 		return err;
 	}
