@@ -538,13 +538,17 @@ static bool keeps_sigtrap_blocked(int task, const char *tid, char *name,
 	return blocked;
 }
 
-/* 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP. */
-static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
+/*
+ * 0, or -EBUSY if thread @tid (in directory @task) blocks SIGTRAP; @self
+ * is the caller's thread id.
+ */
+static int thread_takes_traps(int task, const char *tid, pid_t self,
+			      size_t nr_sites)
 {
 	char name[64] = "?";
 	sigset_t cur;
 
-	if (atoi(tid) == gettid()) {	/* ours is at hand, and no passing state */
+	if (atoi(tid) == self) {	/* ours is at hand, and no passing state */
 		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
 		    !sigismember(&cur, SIGTRAP))
 			return 0;
@@ -560,6 +564,7 @@ static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
 /* 0 if every thread of the process can take the update's traps. */
 static int threads_take_traps(size_t nr_sites)
 {
+	pid_t self = gettid();	/* a system call: once, not once a thread */
 	struct dirent *e;
 	int err = 0;
 	DIR *d;
@@ -573,7 +578,8 @@ static int threads_take_traps(size_t nr_sites)
 		return 0;	/* no /proc here: cannot tell */
 	while (!err && (e = readdir(d)))
 		if (e->d_name[0] != '.')
-			err = thread_takes_traps(dirfd(d), e->d_name, nr_sites);
+			err = thread_takes_traps(dirfd(d), e->d_name, self,
+						 nr_sites);
 	closedir(d);
 	return err;
 }
