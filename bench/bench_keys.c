@@ -8,9 +8,12 @@
  *   bench_keys          every figure
  *   bench_keys one R    R enable/disable pairs of the one-site key only
  *                       (for strace -c: system calls per change)
+ *   bench_keys one R T  the same with T idle threads besides the caller
+ *                       (the checks a process with other threads gets)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +165,14 @@ static void many_keys(void)
 	       median(cpu[2], KEY_REPS), median(cpu[3], KEY_REPS));
 }
 
+/* A thread that never runs a site: it only waits for the process to end. */
+static void *idle(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	bool ok = true;
@@ -170,8 +181,12 @@ int main(int argc, char **argv)
 	/* Warm-up: the first change ever chooses the write method. */
 	static_branch_enable(&one_key);
 	static_branch_disable(&one_key);
-	if (argc == 3 && !strcmp(argv[1], "one")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "one")) {
 		int i, n = atoi(argv[2]);
+
+		for (i = 0; argc == 4 && i < atoi(argv[3]); i++)
+			if (pthread_create(&(pthread_t){ 0 }, NULL, idle, NULL))
+				return 1;
 
 		for (i = 0; i < n; i++) {
 			static_branch_enable(&one_key);

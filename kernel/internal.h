@@ -176,6 +176,14 @@ __hidden int sk_text_poke_status(int err);
 __hidden const char *sk_text_poke_why(void);
 __hidden size_t sk_text_poke_landed(void);
 __hidden bool sk_text_poke_probing(void);
+/*
+ * sk_text_poke_alone(): the batch under way began with no thread in the
+ * process but the caller (counted by sk_text_poke_begin() from
+ * /proc/self/task, threads made behind the C library's back included).
+ * Then only the caller's signal handlers can run between two steps, and
+ * the checks against other threads are made once per batch, not per step.
+ */
+__hidden bool sk_text_poke_alone(void);
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or

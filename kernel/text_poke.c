@@ -122,6 +122,14 @@ static bool transient(int err)
  * every step (@mem_checked is the serializing step it was last checked at):
  * a descriptor that is not ours any more is forgotten, never closed or
  * written through, and a new one is opened.
+ *
+ * Those checks are against another thread closing descriptors between two
+ * steps.  A batch that begins with no thread but the caller (@alone) has
+ * nobody to race with but its own signal handlers, which the rules for
+ * programs forbid to close or replace descriptors that are not theirs while
+ * a key may be changing: its descriptor is trusted from open() to close(),
+ * unlooked at (@mem_known false), and looked at only when a write did not
+ * land (mem_fd_mine() then learns who it is from the file's own name).
  */
 #define POKE_TRIES	3	/* attempts at a write or an open */
 
@@ -148,7 +156,30 @@ static int mem_fd = -1;
 static pid_t mem_fd_pid;
 static dev_t mem_dev;
 static ino_t mem_ino;
+static bool mem_known;
 static unsigned long sync_gen, mem_checked = -1UL;
+
+/*
+ * Whether the batch under way began with no thread in the process but the
+ * caller.  /proc/<pid>/task has one link per thread besides its own two,
+ * and counts every thread of the thread group, those made with clone()
+ * behind the C library included (glibc's __libc_single_threaded misses
+ * them: a wrong "alone" would skip the blocked-SIGTRAP check of a thread
+ * that exists).  Without /proc the answer is no: every check is made.
+ */
+static bool alone;
+
+static bool process_alone(void)
+{
+	struct stat st;
+
+	return !stat("/proc/self/task", &st) && st.st_nlink == 3;
+}
+
+bool sk_text_poke_alone(void)
+{
+	return alone;
+}
 
 /*
  * Segments made writable by sk_text_poke_begin(), restored by _end().  A
@@ -174,17 +205,32 @@ static __attribute__((noinline)) bool probe_site(void)
 /* Called through a volatile pointer so that the site really executes. */
 static bool (*volatile probe_fn)(void) = probe_site;
 
+/*
+ * Whether @mem_fd is still the descriptor this process opened.  One opened
+ * unlooked at (@alone) is compared with the file its name stands for: the
+ * descriptor holds that file open, so the name still leads to it.
+ */
 static bool mem_fd_mine(void)
 {
-	struct stat st;
+	struct stat st, named;
 
-	return mem_fd >= 0 && mem_fd_pid == current_pid() && !fstat(mem_fd, &st) &&
-	       st.st_dev == mem_dev && st.st_ino == mem_ino;
+	if (mem_fd < 0 || mem_fd_pid != current_pid() || fstat(mem_fd, &st))
+		return false;
+	if (!mem_known) {
+		if (stat("/proc/self/mem", &named))
+			return false;
+		mem_dev = named.st_dev;
+		mem_ino = named.st_ino;
+		mem_known = true;
+	}
+	return st.st_dev == mem_dev && st.st_ino == mem_ino;
 }
 
+/* A descriptor trusted for the batch is closed without a look. */
 static void close_mem(void)
 {
-	if (mem_fd_mine())
+	if (mem_fd >= 0 && mem_fd_pid == current_pid() &&
+	    (!mem_known || mem_fd_mine()))
 		close(mem_fd);
 	mem_fd = -1;
 }
@@ -207,7 +253,8 @@ static int open_mem_once(void)
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	mem_known = !alone;
+	if (mem_known && fstat(fd, &st)) {
 		int err = -errno;
 
 		close(fd);
@@ -215,8 +262,10 @@ static int open_mem_once(void)
 	}
 	mem_fd = fd;
 	mem_fd_pid = current_pid();
-	mem_dev = st.st_dev;
-	mem_ino = st.st_ino;
+	if (mem_known) {
+		mem_dev = st.st_dev;
+		mem_ino = st.st_ino;
+	}
 	return 0;
 }
 
@@ -594,6 +643,7 @@ int sk_text_poke_begin(const void *sites, size_t n, size_t stride, size_t len)
 	int err, i, k = 0;
 
 	batch_reset();
+	alone = process_alone();
 	if (probing)
 		return prepare(method, sites, n, stride, len);
 	if (first == POKE_PROCMEM || first == POKE_MPROTECT)
@@ -639,7 +689,7 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 	ssize_t w;
 	int err;
 
-	if (mem_checked != sync_gen) {
+	if (mem_checked != sync_gen && (!alone || mem_checked == -1UL)) {
 		err = open_mem();
 		if (err)
 			return err;

@@ -22,6 +22,12 @@
 #include <sys/wait.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <sys/single_threaded.h>
+#endif
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -49,6 +55,7 @@ DEFINE_STATIC_KEY_FALSE(k_fork);
 DEFINE_STATIC_KEY_FALSE(k_dfl);
 DEFINE_STATIC_KEY_FALSE(k_stk);
 DEFINE_STATIC_KEY_FALSE(k_blk);
+DEFINE_STATIC_KEY_FALSE(k_raw);
 
 SITE(s_steps, static_branch_unlikely(&k_steps))
 SITE(s_emul, static_branch_unlikely(&k_emul))
@@ -59,6 +66,7 @@ SITE(s_fork, static_branch_unlikely(&k_fork))
 SITE(s_dfl, static_branch_unlikely(&k_dfl))
 SITE(s_stk, static_branch_unlikely(&k_stk))
 SITE(s_blk, static_branch_unlikely(&k_blk))
+SITE(s_raw, static_branch_unlikely(&k_raw))
 
 static int (*volatile run_steps)(void) = s_steps;
 static int (*volatile run_emul)(void) = s_emul;
@@ -67,6 +75,7 @@ static int (*volatile run_fork)(void) = s_fork;
 static int (*volatile run_dfl)(void) = s_dfl;
 static int (*volatile run_stk)(void) = s_stk;
 static int (*volatile run_blk)(void) = s_blk;
+static int (*volatile run_raw)(void) = s_raw;
 
 /* Run @fn in a new thread and return its result: the site runs elsewhere. */
 static int (*thread_fn)(void);
@@ -118,6 +127,69 @@ static void spin_end(void)
 	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		pthread_join(spin_threads[i], NULL);
+}
+
+/*
+ * A worker thread, alive before a change begins, that answers requests
+ * over pipes: 'r' runs worker_site, 'u' unblocks SIGTRAP, 't' gives its
+ * thread id, 'q' ends it.  With worker_blocks it blocks every signal
+ * first, as daemons' workers do.
+ */
+static int wk_req[2], wk_ans[2];
+static int (*worker_site)(void);
+static bool worker_blocks;
+static pthread_t worker;
+
+static void *worker_main(void *arg)
+{
+	sigset_t set;
+	char c;
+	int v;
+
+	(void)arg;
+	sigfillset(&set);
+	if (worker_blocks)
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	while (read(wk_req[0], &c, 1) == 1 && c != 'q') {
+		v = 0;
+		if (c == 'r') {
+			v = worker_site();
+		} else if (c == 't') {
+			v = gettid();
+		} else {
+			sigemptyset(&set);
+			sigaddset(&set, SIGTRAP);
+			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		}
+		if (write(wk_ans[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	return NULL;
+}
+
+static int worker_ask(char c)
+{
+	int v = -1;
+
+	if (write(wk_req[1], &c, 1) != 1 ||
+	    read(wk_ans[0], &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+static int worker_start(int (*site)(void), bool blocks)
+{
+	worker_site = site;
+	worker_blocks = blocks;
+	if (pipe(wk_req) || pipe(wk_ans))
+		return -1;
+	return pthread_create(&worker, NULL, worker_main, NULL) ? -1 : 0;
+}
+
+static void worker_stop(void)
+{
+	if (write(wk_req[1], "q", 1) == 1)
+		pthread_join(worker, NULL);
 }
 
 /* ---- serializing steps per update ---- */
@@ -460,6 +532,14 @@ static void test_fork_in_handler(void)
 
 /* ---- SIGTRAP reset to its default in the middle of an update ---- */
 
+/*
+ * With another thread in the process, SIGTRAP is looked at before every
+ * step: a reset between two steps is undone before the next INT3 goes in
+ * or comes out, and the worker meeting one survives.  With no other thread
+ * when the change begins, it is looked at once, before the first INT3:
+ * this thread, meeting the INT3 as a signal handler of its own would,
+ * survives a SIG_DFL set before the change.
+ */
 static int dfl_seen = -1;
 
 static void dfl_hook(int step)
@@ -467,13 +547,32 @@ static void dfl_hook(int step)
 	if (step == 1)
 		signal(SIGTRAP, SIG_DFL);
 	else if (step == 2)
-		dfl_seen = run_in_thread(run_dfl);
+		dfl_seen = worker_ask('r');
 }
 
 static int dfl_child(void *arg)
 {
 	(void)arg;
+	if (worker_start(run_dfl, false))
+		return 2;
 	sk_test_step_hook = dfl_hook;
+	static_branch_enable(&k_dfl);
+	sk_test_step_hook = NULL;
+	worker_stop();
+	return dfl_seen == 1 && run_dfl() == 1 ? 0 : 1;
+}
+
+static void dfl_alone_hook(int step)
+{
+	if (step == 1)
+		dfl_seen = run_dfl();
+}
+
+static int dfl_alone_child(void *arg)
+{
+	(void)arg;
+	signal(SIGTRAP, SIG_DFL);
+	sk_test_step_hook = dfl_alone_hook;
 	static_branch_enable(&k_dfl);
 	sk_test_step_hook = NULL;
 	return dfl_seen == 1 && run_dfl() == 1 ? 0 : 1;
@@ -486,10 +585,15 @@ static void test_sigtrap_reset(void)
 	if (STEPS == 1) {
 		tap_skip("x86 only: arm64 has no trap handler",
 			 "SIGTRAP reset to SIG_DFL mid-update");
+		tap_skip("x86 only: arm64 has no trap handler",
+			 "SIGTRAP at SIG_DFL as a change begins, no other thread");
 		return;
 	}
 	st = hard_child(dfl_child, NULL, 20);
-	tap_ok(st == 0, "SIGTRAP reset to SIG_DFL between two steps: a thread meeting the next INT3 survives and runs the new path (%s)",
+	tap_ok(st == 0, "SIGTRAP reset to SIG_DFL between two steps, another thread alive: that thread meeting the next INT3 survives and runs the new path (%s)",
+	       hard_status(st));
+	st = hard_child(dfl_alone_child, NULL, 20);
+	tap_ok(st == 0, "SIGTRAP at SIG_DFL as a change begins in a process with no other thread: the handler is back before the first INT3, the thread meeting it survives and runs the new path (%s)",
 	       hard_status(st));
 }
 
@@ -626,54 +730,12 @@ static void test_stack_at_site(void)
 
 /* ---- a worker that blocks every signal, as daemons' workers do ---- */
 
-static int blk_req[2], blk_ans[2];	/* pipes to the worker and back */
-
-/*
- * Blocks every signal, then answers requests: 'r' runs the site, 'u'
- * unblocks SIGTRAP, 't' gives its thread id, 'q' ends it.
- */
-static void *blk_worker(void *arg)
-{
-	sigset_t set;
-	char c;
-	int v;
-
-	(void)arg;
-	sigfillset(&set);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	while (read(blk_req[0], &c, 1) == 1 && c != 'q') {
-		v = 0;
-		if (c == 'r') {
-			v = run_blk();
-		} else if (c == 't') {
-			v = gettid();
-		} else {
-			sigemptyset(&set);
-			sigaddset(&set, SIGTRAP);
-			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		}
-		if (write(blk_ans[1], &v, sizeof(v)) != sizeof(v))
-			break;
-	}
-	return NULL;
-}
-
-static int blk_ask(char c)
-{
-	int v = -1;
-
-	if (write(blk_req[1], &c, 1) != 1 ||
-	    read(blk_ans[0], &v, sizeof(v)) != sizeof(v))
-		return -1;
-	return v;
-}
-
 static int blk_seen;
 
 static void blk_hook(int step)
 {
 	if (step == 1)
-		blk_seen = blk_ask('r');	/* the site holds INT3 now */
+		blk_seen = worker_ask('r');	/* the site holds INT3 now */
 }
 
 struct blk_result {
@@ -690,15 +752,13 @@ static int blk_child(void *arg)
 {
 	FILE *log = tmpfile();
 	sigset_t set;
-	pthread_t t;
 	size_t n;
 
 	(void)arg;
-	if (!log || pipe(blk_req) || pipe(blk_ans) ||
-	    pthread_create(&t, NULL, blk_worker, NULL))
+	if (!log || worker_start(run_blk, true))
 		return 2;
-	pthread_setname_np(t, "sk-blocked");
-	br->tid = blk_ask('t');
+	pthread_setname_np(worker, "sk-blocked");
+	br->tid = worker_ask('t');
 	fflush(stderr);
 	dup2(fileno(log), 2);
 	sk_test_step_hook = blk_hook;
@@ -706,9 +766,9 @@ static int blk_child(void *arg)
 	static_branch_enable(&k_blk);
 	br->err = statickeys_last_error();
 	br->enabled = static_key_enabled(&k_blk);
-	br->site = blk_ask('r') + 2 * run_blk();
+	br->site = worker_ask('r') + 2 * run_blk();
 	br->seen = blk_seen;
-	blk_ask('u');
+	worker_ask('u');
 	blk_seen = -1;
 	static_branch_enable(&k_blk);
 	br->err2 = statickeys_last_error();
@@ -726,8 +786,7 @@ static int blk_child(void *arg)
 	fflush(stderr);
 	n = (size_t)pread(fileno(log), br->msg, sizeof(br->msg) - 1, 0);
 	br->msg[n < sizeof(br->msg) ? n : 0] = 0;
-	if (write(blk_req[1], "q", 1) == 1)
-		pthread_join(t, NULL);
+	worker_stop();
 	return 0;
 }
 
@@ -807,6 +866,69 @@ static int spawn_child(void *arg)
 	return err;
 }
 
+/*
+ * A thread made with clone() behind the C library's back, blocking SIGTRAP
+ * only: glibc's __libc_single_threaded still says the process has one
+ * thread, and a library that believed it would skip the check and let the
+ * thread die at the site.  It only makes raw system calls (it shares the
+ * creator's thread pointer: errno, if set, is the creator's).
+ */
+static int raw_run = 1, raw_blocked;
+static pid_t raw_tid;		/* cleared by the kernel when it exits */
+
+static int raw_thread(void *arg)
+{
+	unsigned long trap = 1UL << (SIGTRAP - 1);
+
+	(void)arg;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &trap, NULL, sizeof(trap));
+	__atomic_store_n(&raw_blocked, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&raw_run, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &raw_run, FUTEX_WAIT, 1, NULL, NULL, 0);
+	return 0;
+}
+
+static int raw_child(void *arg)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	const int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
+			  CLONE_CHILD_CLEARTID;
+	int err, enabled;
+
+	(void)arg;
+#ifdef __GLIBC__
+	if (!__libc_single_threaded)
+		return 4;	/* the case needs glibc to believe it */
+#endif
+	/* The write method is chosen by a first change, with no such thread. */
+	static_branch_enable(&k_raw);
+	static_branch_disable(&k_raw);
+	if (clone(raw_thread, stack + sizeof(stack), flags, NULL, &raw_tid,
+		  NULL, &raw_tid) < 0)
+		return 2;
+	while (!__atomic_load_n(&raw_blocked, __ATOMIC_ACQUIRE))
+		sched_yield();
+	if (!freopen("/dev/null", "w", stderr))
+		return 3;
+	static_branch_enable(&k_raw);
+	err = statickeys_last_error();
+	enabled = static_key_enabled(&k_raw);
+	__atomic_store_n(&raw_run, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &raw_run, FUTEX_WAKE, 1, NULL, NULL, 0);
+	while (__atomic_load_n(&raw_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return err == EBUSY && !enabled && run_raw() == 0 ? 0 : 1;
+}
+
+/* A fresh process, in which glibc never saw a thread: this program again. */
+static int raw_exec_child(void *arg)
+{
+	(void)arg;
+	execl("/proc/self/exe", "test_hooks", "raw-clone", (char *)NULL);
+	return 5;
+}
+
 static void test_blocked_sigtrap(void)
 {
 	char tid[32];
@@ -817,6 +939,7 @@ static void test_blocked_sigtrap(void)
 		tap_skip("x86 only: arm64 sites never trap", "the same worker with SIGTRAP unblocked");
 		tap_skip("x86 only: arm64 sites never trap", "the caller blocking SIGTRAP");
 		tap_skip("x86 only: arm64 sites never trap", "a thread inside posix_spawn()");
+	tap_skip("x86 only: arm64 sites never trap", "a thread made by clone() behind the C library");
 		return;
 	}
 #ifdef __SANITIZE_THREAD__
@@ -824,6 +947,7 @@ static void test_blocked_sigtrap(void)
 	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "the same worker with SIGTRAP unblocked");
 	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "the caller blocking SIGTRAP");
 	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "a thread inside posix_spawn()");
+	tap_skip("under ThreadSanitizer a thread blocking every signal is taken for its runtime's own", "a thread made by clone() behind the C library");
 	return;
 #endif
 	br = mmap(NULL, sizeof(*br), PROT_READ | PROT_WRITE,
@@ -847,13 +971,18 @@ static void test_blocked_sigtrap(void)
 	st = hard_child(spawn_child, NULL, 20);
 	tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
 	       st < 100 ? st : -1, hard_status(st));
+	st = hard_child(raw_exec_child, NULL, 20);
+	tap_ok(st == 0, "a thread made by clone() behind the C library, blocking SIGTRAP: seen, the change refused (EBUSY), key and site unchanged (%s)",
+	       hard_status(st));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const int checks = 1 + STEPS + 6 + 1 + 1 + 2 + 4;
+	const int checks = 1 + STEPS + 6 + 1 + 2 + 2 + 5;
 	int i;
 
+	if (argc == 2 && !strcmp(argv[1], "raw-clone"))
+		return raw_child(NULL);
 	tap_plan(checks);
 	if (!IS_ENABLED(CONFIG_JUMP_LABEL)) {
 		for (i = 0; i < checks; i++)

@@ -614,15 +614,16 @@ static int cannot_look(int err, size_t nr_sites)
 
 /*
  * 0, -EBUSY if thread @tid (in directory @task) blocks SIGTRAP, -errno if
- * that could not be found out.
+ * that could not be found out; @self is the caller's thread id.
  */
-static int thread_takes_traps(int task, const char *tid, size_t nr_sites)
+static int thread_takes_traps(int task, const char *tid, pid_t self,
+			      size_t nr_sites)
 {
 	char name[64] = "?";
 	sigset_t cur;
 	int ret;
 
-	if (atoi(tid) == gettid()) {	/* ours is at hand, and no passing state */
+	if (atoi(tid) == self) {	/* ours is at hand, and no passing state */
 		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) ||
 		    !sigismember(&cur, SIGTRAP))
 			return 0;
@@ -648,10 +649,12 @@ static int threads_take_traps(size_t nr_sites)
 {
 	struct dirent *e;
 	int err = 0;
+	pid_t self;
 	DIR *d;
 
 	if (sk_text_poke_probing())
 		return 0;
+	self = gettid();	/* a system call: once, not once a thread */
 	d = opendir("/proc/self/task");
 	err = d ? 0 : errno;
 	if (out_of_resources(err))
@@ -663,7 +666,8 @@ static int threads_take_traps(size_t nr_sites)
 	}
 	while (!err && (e = readdir(d)))
 		if (e->d_name[0] != '.')
-			err = thread_takes_traps(dirfd(d), e->d_name, nr_sites);
+			err = thread_takes_traps(dirfd(d), e->d_name, self,
+						 nr_sites);
 	closedir(d);
 	return err;
 }
@@ -806,8 +810,13 @@ static int write_step(int step, bool undo)
 	/*
 	 * The first step forwards comes straight after the apply installed
 	 * the handler: asking the kernel again would only repeat its answer.
+	 * In a process that had no other thread when the batch began, only
+	 * a signal handler of this thread could change SIGTRAP between two
+	 * steps, which the rules for programs forbid: the apply's look is
+	 * the batch's.  Undoing looks before every step: it is the rare path.
 	 */
-	int err = step == 1 && !undo ? 0 : install_trap_handler();
+	int err = (step == 1 || sk_text_poke_alone()) && !undo ? 0 :
+		  install_trap_handler();
 
 	while (i < nr_queued && !err) {
 		if (!in_step(&queue[i], step, undo)) {
@@ -1113,13 +1122,19 @@ int arch_jump_label_transform_apply(void)
 		return 0;
 	err = sk_sort_queue((void **)&queue, nr_queued, sizeof(*queue));
 	if (!err)
-		err = threads_take_traps(nr_queued);
-	if (!err)
-		err = install_trap_handler();
-	if (!err)
 		err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
 					 JUMP_LABEL_NOP_SIZE);
 	if (err) {
+		nr_queued = 0;
+		return err;
+	}
+	/* sk_text_poke_begin() counted the threads: alone, none to look at. */
+	if (!sk_text_poke_alone())
+		err = threads_take_traps(nr_queued);
+	if (!err)
+		err = install_trap_handler();
+	if (err) {
+		sk_text_poke_end();
 		nr_queued = 0;
 		return err;
 	}
