@@ -410,37 +410,39 @@ static void qsort_entries(struct jump_entry *start, size_t n,
 }
 
 /*
- * Whether a key of a table in (key, code) order is not in the state its
- * sites were built for: one look per key, the end of each key's run found
- * by galloping, so that a few keys of many sites cost a few looks and
- * many keys of one site each one step each.
+ * Where the run of @e's key ends in a table in (key, code) order, found by
+ * galloping: a run of n entries costs about 2 log n looks, so that a few
+ * keys of many sites cost a few looks and many keys of one site each one.
  */
-static bool keys_changed(const struct jump_entry *e,
-			 const struct jump_entry *stop)
+static struct jump_entry *key_run_end(struct jump_entry *e,
+				      struct jump_entry *stop)
 {
-	size_t lo, hi, mid;
-	uintptr_t k;
+	uintptr_t k = e->key & ~JUMP_ENTRY_FLAGS;
+	size_t n = stop - e, lo = 0, hi = 1, mid;
 
-#define KEY(e)	((e).key & ~JUMP_ENTRY_FLAGS)
-	while (e < stop) {
-		k = KEY(e[0]);
-		if (k && key_changed(k))
-			return true;
-		for (lo = 0, hi = 1; hi < (size_t)(stop - e) && KEY(e[hi]) == k;
-		     hi *= 2)
-			lo = hi;
-		if (hi > (size_t)(stop - e))
-			hi = stop - e;
-		while (hi - lo > 1) {	/* e[lo] is k's, e[hi] is not */
-			mid = lo + (hi - lo) / 2;
-			if (KEY(e[mid]) == k)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		e += hi;
+	for (; hi < n && (e[hi].key & ~JUMP_ENTRY_FLAGS) == k; hi *= 2)
+		lo = hi;
+	if (hi > n)
+		hi = n;
+	while (hi - lo > 1) {	/* e[lo] is k's, e[hi] is not */
+		mid = lo + (hi - lo) / 2;
+		if ((e[mid].key & ~JUMP_ENTRY_FLAGS) == k)
+			lo = mid;
+		else
+			hi = mid;
 	}
-#undef KEY
+	return e + hi;
+}
+
+/*
+ * Whether a key of a table in (key, code) order is not in the state its
+ * sites were built for: one look per key.
+ */
+static bool keys_changed(struct jump_entry *e, struct jump_entry *stop)
+{
+	for (; e < stop; e = key_run_end(e, stop))
+		if (jump_entry_key(e) && key_changed((uintptr_t)jump_entry_key(e)))
+			return true;
 	return false;
 }
 
@@ -588,54 +590,67 @@ static void report_shared_sites(const char *objname, long found,
 }
 
 /*
- * Bring every site of a newly loaded object to its key's current state: a key
- * may have changed before the object was loaded.  A site outside the
- * object's executable segments is marked dead: it is never written, and its
- * key refuses every change.  A site to be rewritten that holds something
- * unexpected (a debugger's breakpoint, say) is reported and left alone;
- * every site is checked again at every change of its key, which is refused
- * while one holds something unexpected.
+ * Bring the sites of a newly loaded object to their keys' current state: a
+ * key may have changed before the object was loaded.  With @every_site
+ * each site is looked at: one outside the object's executable segments is
+ * marked dead: it is never written, and its key refuses every change.
+ * Otherwise (the caller found every site in one such segment) only the
+ * sites of keys that changed are, one run of the sorted table each.  A
+ * site to be rewritten that holds something unexpected (a debugger's
+ * breakpoint, say) is reported and left alone; every site is checked again
+ * at every change of its key, which is refused while one holds something
+ * unexpected.
  */
-static void sync_object(struct sk_object *o)
+static void sync_object(struct sk_object *o, bool every_site)
 {
-	struct jump_entry *e;
+	struct jump_entry *e, *run_end;
+	struct static_key *key;
 	size_t queued = 0;
 	int err;
 
-	for (e = o->start; e < o->stop; e++) {
-		enum jump_label_type now, want;
+	for (e = o->start; e < o->stop; e = run_end) {
+		run_end = key_run_end(e, o->stop);
+		key = jump_entry_key(e);
+		if (!key || (!every_site && !key_changed((uintptr_t)key)))
+			continue;
+		for (; e < run_end; e++) {
+			enum jump_label_type now, want;
 
-		if (!jump_entry_key(e) || jump_entry_is_dead(e))
-			continue;
-		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE)) {
-			e->key |= JUMP_ENTRY_DEAD;
-			sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
-				    (void *)jump_entry_code(e));
-			continue;
+			key = jump_entry_key(e);
+			if (jump_entry_is_dead(e))
+				continue;
+			if (every_site && !in_text(o, jump_entry_code(e),
+						   JUMP_LABEL_SITE_SIZE)) {
+				e->key |= JUMP_ENTRY_DEAD;
+				sk_warn_key(key, "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+					    (void *)jump_entry_code(e));
+				continue;
+			}
+			/*
+			 * A site still in its built state needs no look:
+			 * most keys have not changed before their objects
+			 * load, and every update checks each site's bytes
+			 * anyway.  Reading them all here cost more than the
+			 * rest of registration.
+			 */
+			want = sk_entry_type(e, static_key_count(key));
+			if (want == jump_label_init_type(e))
+				continue;
+			err = arch_jump_label_decode(e, &now);
+			if (err) {
+				sk_report_site(e, err);
+				continue;
+			}
+			if (now == want)
+				continue;
+			if (!queued && sk_text_poke_ready()) {
+				sk_warn("%s: cannot write code: sites left in their built state",
+					o->name);
+				return;
+			}
+			if (!arch_jump_label_transform_queue(e, want))
+				queued++;
 		}
-		/*
-		 * A site still in its built state needs no look: most keys
-		 * have not changed before their objects load, and every
-		 * update checks each site's bytes anyway.  Reading them all
-		 * here cost more than the rest of registration.
-		 */
-		want = sk_entry_type(e, static_key_count(jump_entry_key(e)));
-		if (want == jump_label_init_type(e))
-			continue;
-		err = arch_jump_label_decode(e, &now);
-		if (err) {
-			sk_report_site(e, err);
-			continue;
-		}
-		if (now == want)
-			continue;
-		if (!queued && sk_text_poke_ready()) {
-			sk_warn("%s: cannot write code: sites left in their built state",
-				o->name);
-			return;
-		}
-		if (!arch_jump_label_transform_queue(e, want))
-			queued++;
 	}
 	if (queued && arch_jump_label_transform_apply())
 		sk_warn("%s: could not bring %zu sites to their keys' state",
@@ -946,6 +961,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	const void *id = object_identity(d);
 	struct table_scan ts;
 	struct find_segs fs;
+	bool every_site;
 	long shared;
 	struct sk_object *o;
 	int i;
@@ -994,11 +1010,13 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	/*
 	 * Every site in one executable segment and every key as built: no
 	 * site needs a look, whether the table was sorted or in order
-	 * already.  Otherwise each one is checked.
+	 * already; with keys changed only theirs.  Otherwise each one is
+	 * checked.
 	 */
-	if (ts.changed || shared || (ts.lo <= ts.hi &&
-	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
-		sync_object(o);
+	every_site = shared || (ts.lo <= ts.hi &&
+		     !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE));
+	if (every_site || ts.changed)
+		sync_object(o, every_site);
 	if (shared)	/* said unlocked, when o may be gone */
 		memcpy(name, o->name, sizeof(name));
 	__jump_label_unlock();
