@@ -126,24 +126,6 @@ static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
 }
 
 /*
- * Sorting moves entries, and their code/target fields are relative to where
- * they sit.  Rebase them on the table start while sorting: that value does
- * not change when an entry moves (or is copied to scratch memory and back).
- */
-static uintptr_t sort_base;
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct jump_entry *x = a, *y = b;
-	uintptr_t kx = x->key & ~JUMP_ENTRY_FLAGS;
-	uintptr_t ky = y->key & ~JUMP_ENTRY_FLAGS;
-
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-/*
  * What registration needs to know of a table, in one pass: whether it is
  * in (key, code) order already, where its sites lie, and whether any of
  * its keys is not in the state its sites were built for.
@@ -207,103 +189,289 @@ static void scan_table(const struct jump_entry *start,
 		s->hi = code;
 }
 
-/* Sort digits: the key (without its flags) and the rebased code offset. */
-static uint64_t entry_digits(const struct jump_entry *e, bool by_key)
+/*
+ * Sorting moves entries, and their code and target fields are relative to
+ * where they sit.  The first look at the table copies it to scratch memory
+ * rebased on the table start, a value that does not change when an entry
+ * moves; the last pass makes each field relative to its place again.  The
+ * offsets are 32 bits wide as the fields are, and wrap alike.
+ */
+static inline int32_t rebased(const struct jump_entry *t, size_t i,
+			      int32_t field)
 {
-	if (by_key)
-		return e->key & ~JUMP_ENTRY_FLAGS;
-	/* Signed offset from the table: bias it so that unsigned order works. */
-	return (uint32_t)e->code ^ 0x80000000u;
+	return (int32_t)((uint32_t)(i * sizeof(*t)) + (uint32_t)field);
 }
 
 /*
- * One stable counting pass on byte @shift/8 of each entry's digits, from
- * @src into @dst.
+ * A radix round sorts on the key (without its flags) or on the rebased
+ * site: on (value - min) >> shift, @width bits a pass.
  */
-static void radix_pass(const struct jump_entry *src, struct jump_entry *dst,
-		       size_t n, bool by_key, unsigned int shift)
-{
-	size_t count[256] = { 0 }, sum = 0, i, c;
+struct radix_round {
+	bool by_key;
+	uintptr_t min;
+	unsigned int shift, width, passes;
+};
 
+/* A signed offset, biased so that unsigned order is its order. */
+static inline uintptr_t site_value(int32_t code)
+{
+	return (uint32_t)code ^ 0x80000000u;
+}
+
+static inline uintptr_t sort_value(const struct jump_entry *e, bool by_key)
+{
+	return by_key ? e->key & ~JUMP_ENTRY_FLAGS : site_value(e->code);
+}
+
+/*
+ * One stable counting pass of rebased entries from @src into @dst on the
+ * digit at @shift; the @last one into the table, each entry made relative
+ * to its place.  Inlined with constant @by_key and @last, so that neither
+ * costs a test a site.
+ */
+static inline __attribute__((always_inline)) void
+radix_pass(const struct jump_entry *src, struct jump_entry *dst, size_t n,
+	   bool by_key, bool last, uintptr_t min, unsigned int shift,
+	   size_t *count, size_t buckets)
+{
+	size_t i, j, c, sum = 0;
+
+#define DIGIT(i) (((sort_value(&src[i], by_key) - min) >> shift) & (buckets - 1))
+	memset(count, 0, buckets * sizeof(*count));
 	for (i = 0; i < n; i++)
-		count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++;
-	for (i = 0; i < 256; i++) {
+		count[DIGIT(i)]++;
+	for (i = 0; i < buckets; i++) {
 		c = count[i];
 		count[i] = sum;
 		sum += c;
 	}
-	for (i = 0; i < n; i++)
-		dst[count[(entry_digits(&src[i], by_key) >> shift) & 0xff]++] =
-			src[i];
+	for (i = 0; i < n; i++) {
+		j = count[DIGIT(i)]++;
+		dst[j] = src[i];
+		if (last) {
+			dst[j].code = rebased(dst, -j, src[i].code);
+			dst[j].target = rebased(dst, -j, src[i].target);
+		}
+	}
+#undef DIGIT
+}
+
+static void sort_pass(const struct jump_entry *src, struct jump_entry *dst,
+		      size_t n, const struct radix_round *r, unsigned int pass,
+		      bool last, size_t *count)
+{
+	unsigned int shift = r->shift + pass * r->width;
+	size_t buckets = (size_t)1 << r->width;
+
+	if (r->by_key && last)
+		radix_pass(src, dst, n, true, true, r->min, shift, count, buckets);
+	else if (r->by_key)
+		radix_pass(src, dst, n, true, false, r->min, shift, count, buckets);
+	else if (last)
+		radix_pass(src, dst, n, false, true, r->min, shift, count, buckets);
+	else
+		radix_pass(src, dst, n, false, false, r->min, shift, count, buckets);
+}
+
+/* Bits of @v up to its highest set one. */
+static unsigned int bit_length(uintptr_t v)
+{
+	return v ? 8 * sizeof(v) - __builtin_clzl(v) : 0;
 }
 
 /*
- * LSD radix sort of rebased entries: by code first (skipped when the table
- * is in code order already, as the compiler emits it), then by key, each
- * pass stable; bytes that are the same in every entry cost no pass.  Linear
- * in the number of entries.  Returns false when there is no scratch memory.
+ * Plan a round over values from @min to @max whose differences are all
+ * multiples of 1 << @shift: as few passes as digits of at most @max_width
+ * bits allow, all of one width.
  */
-static bool radix_sort_entries(struct jump_entry *start, size_t n,
-			       bool code_sorted)
+static void plan_round(struct radix_round *r, bool by_key, uintptr_t min,
+		       uintptr_t max, unsigned int shift, unsigned int max_width)
 {
-	struct jump_entry *tmp, *src = start, *dst, *t;
-	int round, b;
+	unsigned int bits = bit_length((max - min) >> shift);
 
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return false;
-	dst = tmp;
-	for (round = code_sorted; round < 2; round++) {
-		bool by_key = round == 1;
-		uint64_t first = entry_digits(start, by_key), diff = 0;
-		size_t i;
+	r->by_key = by_key;
+	r->min = min;
+	r->shift = shift;
+	r->passes = (bits + max_width - 1) / max_width;
+	r->width = r->passes ? (bits + r->passes - 1) / r->passes : 0;
+}
 
-		for (i = 1; i < n; i++)
-			diff |= entry_digits(&start[i], by_key) ^ first;
-		for (b = 0; b < 64; b += 8) {
-			if (!((diff >> b) & 0xff))
-				continue;
-			radix_pass(src, dst, n, by_key, b);
-			t = src;
-			src = dst;
-			dst = t;
+/*
+ * LSD radix sort into @start through @tmp (room for @n entries and 1 <<
+ * @width counts): by site first (skipped when the table is in code order
+ * already, as the compiler emits it), then by key, each pass stable.  A
+ * round sorts only the bits in which its values differ, shifted down, so
+ * the keys of an object (a few hundred bytes of data apart) take one pass.
+ * The first look at the table learns that while it copies the table.
+ */
+static void radix_sort_entries(struct jump_entry *start, size_t n,
+			       struct jump_entry *tmp, unsigned int width,
+			       struct table_scan *s)
+{
+	uintptr_t k0 = start->key & ~JUMP_ENTRY_FLAGS, k, kmin = k0, kmax = k0;
+	uintptr_t kdiff = 0;
+	int32_t c, prev, cmin, cmax;
+	struct radix_round by_site = { .passes = 0 }, by_key;
+	struct jump_entry *src = tmp, *dst = start, *t;
+	size_t *count = (size_t *)(tmp + n), i;
+	bool code_sorted = true;
+	unsigned int p, passes;
+
+	tmp[0] = (struct jump_entry){ rebased(start, 0, start[0].code),
+				      rebased(start, 0, start[0].target),
+				      start[0].key };
+	prev = tmp[0].code;
+	for (i = 1; i < n; i++) {
+		tmp[i].code = c = rebased(start, i, start[i].code);
+		tmp[i].target = rebased(start, i, start[i].target);
+		tmp[i].key = start[i].key;
+		k = start[i].key & ~JUMP_ENTRY_FLAGS;
+		if (c <= prev) {
+			s->rising = false;
+			code_sorted &= c == prev;
 		}
+		prev = c;
+		kmin = k < kmin ? k : kmin;
+		kmax = k > kmax ? k : kmax;
+		kdiff |= k ^ k0;
 	}
-	if (src != start)
-		memcpy(start, src, n * sizeof(*start));
-	free(tmp);
-	return true;
+	cmin = tmp[0].code;
+	cmax = tmp[n - 1].code;
+	if (!code_sorted) {
+		for (i = 0; i < n; i++) {
+			cmin = tmp[i].code < cmin ? tmp[i].code : cmin;
+			cmax = tmp[i].code > cmax ? tmp[i].code : cmax;
+		}
+		plan_round(&by_site, false, site_value(cmin), site_value(cmax),
+			   0, width);
+	}
+	s->lo = (uintptr_t)&start->code + cmin;
+	s->hi = (uintptr_t)&start->code + cmax;
+	plan_round(&by_key, true, kmin, kmax,
+		   kdiff ? __builtin_ctzl(kdiff) : 0, width);
+	passes = by_site.passes + by_key.passes;
+	if (!passes)	/* one key, sites in order: nothing moves */
+		return;
+	/* The last pass goes from the copy into the table. */
+	if (!(passes & 1)) {
+		memcpy(start, tmp, n * sizeof(*start));
+		src = start;
+		dst = tmp;
+	}
+	for (p = 0; p < passes; p++) {
+		if (p < by_site.passes)
+			sort_pass(src, dst, n, &by_site, p, p == passes - 1,
+				  count);
+		else
+			sort_pass(src, dst, n, &by_key, p - by_site.passes,
+				  p == passes - 1, count);
+		t = src;
+		src = dst;
+		dst = t;
+	}
+}
+
+/*
+ * Without scratch memory: rebase every entry in place, so that qsort() may
+ * move it, and back.
+ */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct jump_entry *x = a, *y = b;
+	uintptr_t kx = x->key & ~JUMP_ENTRY_FLAGS;
+	uintptr_t ky = y->key & ~JUMP_ENTRY_FLAGS;
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static void qsort_entries(struct jump_entry *start, size_t n,
+			  struct table_scan *s)
+{
+	int32_t cmin = INT32_MAX, cmax = INT32_MIN;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		start[i].code = rebased(start, i, start[i].code);
+		start[i].target = rebased(start, i, start[i].target);
+		if (i && start[i].code <= start[i - 1].code)
+			s->rising = false;
+		cmin = start[i].code < cmin ? start[i].code : cmin;
+		cmax = start[i].code > cmax ? start[i].code : cmax;
+	}
+	s->lo = (uintptr_t)&start->code + cmin;
+	s->hi = (uintptr_t)&start->code + cmax;
+	qsort(start, n, sizeof(*start), entry_cmp);
+	for (i = 0; i < n; i++) {
+		start[i].code = rebased(start, -i, start[i].code);
+		start[i].target = rebased(start, -i, start[i].target);
+	}
+}
+
+/*
+ * Where the run of @e's key ends in a table in (key, code) order, found by
+ * galloping: a run of n entries costs about 2 log n looks, so that a few
+ * keys of many sites cost a few looks and many keys of one site each one.
+ */
+static struct jump_entry *key_run_end(struct jump_entry *e,
+				      struct jump_entry *stop)
+{
+	uintptr_t k = e->key & ~JUMP_ENTRY_FLAGS;
+	size_t n = stop - e, lo = 0, hi = 1, mid;
+
+	for (; hi < n && (e[hi].key & ~JUMP_ENTRY_FLAGS) == k; hi *= 2)
+		lo = hi;
+	if (hi > n)
+		hi = n;
+	while (hi - lo > 1) {	/* e[lo] is k's, e[hi] is not */
+		mid = lo + (hi - lo) / 2;
+		if ((e[mid].key & ~JUMP_ENTRY_FLAGS) == k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return e + hi;
+}
+
+/*
+ * Whether a key of a table in (key, code) order is not in the state its
+ * sites were built for: one look per key.
+ */
+static bool keys_changed(struct jump_entry *e, struct jump_entry *stop)
+{
+	for (; e < stop; e = key_run_end(e, stop))
+		if (jump_entry_key(e) && key_changed((uintptr_t)jump_entry_key(e)))
+			return true;
+	return false;
 }
 
 /*
  * Sort an object's table by key, then code address, in place: the update
- * finds a key's sites as one run by binary search.  Returns true when the
- * table was in strictly rising code order before (no two entries of one
- * site).
+ * finds a key's sites as one run by binary search.  Learns on the way what
+ * scan_table() tells of a table in order: @s says whether the sites rose
+ * before (no two entries of one site), where the lowest and highest are,
+ * and whether a key changed.
  */
-static bool sort_entries(struct jump_entry *start, struct jump_entry *stop)
+#define SORT_MAX_WIDTH	11	/* 2048 buckets, 16 KiB of counts */
+
+static void sort_entries(struct jump_entry *start, struct jump_entry *stop,
+			 struct table_scan *s)
 {
 	size_t n = stop - start;
-	bool code_sorted = true, rising = true;
-	struct jump_entry *e;
+	unsigned int width = bit_length(n);
+	struct jump_entry *tmp;
 
-	sort_base = (uintptr_t)start;
-	for (e = start; e < stop; e++) {
-		e->code = (int32_t)(jump_entry_code(e) - sort_base);
-		e->target = (int32_t)(jump_entry_target(e) - sort_base);
-		if (e > start && e->code <= e[-1].code) {
-			rising = false;
-			code_sorted &= e->code == e[-1].code;
-		}
-	}
-	if (!radix_sort_entries(start, n, code_sorted))
-		qsort(start, n, sizeof(*start), entry_cmp);
-	for (e = start; e < stop; e++) {
-		e->code = (int32_t)(sort_base + e->code - (uintptr_t)&e->code);
-		e->target = (int32_t)(sort_base + e->target -
-				      (uintptr_t)&e->target);
-	}
-	return rising;
+	*s = (struct table_scan){ .sorted = true, .rising = true };
+	/* Passes over few buckets for a small table, fewer for a large one. */
+	width = width < 8 ? 8 : width > SORT_MAX_WIDTH ? SORT_MAX_WIDTH : width;
+	tmp = malloc(n * sizeof(*tmp) + ((size_t)1 << width) * sizeof(size_t));
+	if (tmp)
+		radix_sort_entries(start, n, tmp, width, s);
+	else
+		qsort_entries(start, n, s);
+	free(tmp);
+	s->changed = keys_changed(start, stop);
 }
 
 /*
@@ -422,54 +590,67 @@ static void report_shared_sites(const char *objname, long found,
 }
 
 /*
- * Bring every site of a newly loaded object to its key's current state: a key
- * may have changed before the object was loaded.  A site outside the
- * object's executable segments is marked dead: it is never written, and its
- * key refuses every change.  A site to be rewritten that holds something
- * unexpected (a debugger's breakpoint, say) is reported and left alone;
- * every site is checked again at every change of its key, which is refused
- * while one holds something unexpected.
+ * Bring the sites of a newly loaded object to their keys' current state: a
+ * key may have changed before the object was loaded.  With @every_site
+ * each site is looked at: one outside the object's executable segments is
+ * marked dead: it is never written, and its key refuses every change.
+ * Otherwise (the caller found every site in one such segment) only the
+ * sites of keys that changed are, one run of the sorted table each.  A
+ * site to be rewritten that holds something unexpected (a debugger's
+ * breakpoint, say) is reported and left alone; every site is checked again
+ * at every change of its key, which is refused while one holds something
+ * unexpected.
  */
-static void sync_object(struct sk_object *o)
+static void sync_object(struct sk_object *o, bool every_site)
 {
-	struct jump_entry *e;
+	struct jump_entry *e, *run_end;
+	struct static_key *key;
 	size_t queued = 0;
 	int err;
 
-	for (e = o->start; e < o->stop; e++) {
-		enum jump_label_type now, want;
+	for (e = o->start; e < o->stop; e = run_end) {
+		run_end = key_run_end(e, o->stop);
+		key = jump_entry_key(e);
+		if (!key || (!every_site && !key_changed((uintptr_t)key)))
+			continue;
+		for (; e < run_end; e++) {
+			enum jump_label_type now, want;
 
-		if (!jump_entry_key(e) || jump_entry_is_dead(e))
-			continue;
-		if (!in_text(o, jump_entry_code(e), JUMP_LABEL_SITE_SIZE)) {
-			e->key |= JUMP_ENTRY_DEAD;
-			sk_warn_key(jump_entry_key(e), "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
-				    (void *)jump_entry_code(e));
-			continue;
+			key = jump_entry_key(e);
+			if (jump_entry_is_dead(e))
+				continue;
+			if (every_site && !in_text(o, jump_entry_code(e),
+						   JUMP_LABEL_SITE_SIZE)) {
+				e->key |= JUMP_ENTRY_DEAD;
+				sk_warn_key(key, "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
+					    (void *)jump_entry_code(e));
+				continue;
+			}
+			/*
+			 * A site still in its built state needs no look:
+			 * most keys have not changed before their objects
+			 * load, and every update checks each site's bytes
+			 * anyway.  Reading them all here cost more than the
+			 * rest of registration.
+			 */
+			want = sk_entry_type(e, static_key_count(key));
+			if (want == jump_label_init_type(e))
+				continue;
+			err = arch_jump_label_decode(e, &now);
+			if (err) {
+				sk_report_site(e, err);
+				continue;
+			}
+			if (now == want)
+				continue;
+			if (!queued && sk_text_poke_ready()) {
+				sk_warn("%s: cannot write code: sites left in their built state",
+					o->name);
+				return;
+			}
+			if (!arch_jump_label_transform_queue(e, want))
+				queued++;
 		}
-		/*
-		 * A site still in its built state needs no look: most keys
-		 * have not changed before their objects load, and every
-		 * update checks each site's bytes anyway.  Reading them all
-		 * here cost more than the rest of registration.
-		 */
-		want = sk_entry_type(e, static_key_count(jump_entry_key(e)));
-		if (want == jump_label_init_type(e))
-			continue;
-		err = arch_jump_label_decode(e, &now);
-		if (err) {
-			sk_report_site(e, err);
-			continue;
-		}
-		if (now == want)
-			continue;
-		if (!queued && sk_text_poke_ready()) {
-			sk_warn("%s: cannot write code: sites left in their built state",
-				o->name);
-			return;
-		}
-		if (!arch_jump_label_transform_queue(e, want))
-			queued++;
 	}
 	if (queued && arch_jump_label_transform_apply())
 		sk_warn("%s: could not bring %zu sites to their keys' state",
@@ -780,7 +961,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	const void *id = object_identity(d);
 	struct table_scan ts;
 	struct find_segs fs;
-	bool rising;
+	bool every_site;
 	long shared;
 	struct sk_object *o;
 	int i;
@@ -821,17 +1002,21 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
 				       SK_STUCK_FRESH);
 	scan_table(o->start, o->stop, &ts);
-	rising = ts.sorted ? ts.rising : sort_entries(o->start, o->stop);
-	shared = check_shared_sites(o->start, o->stop, rising, shared_sites);
+	if (!ts.sorted)
+		sort_entries(o->start, o->stop, &ts);
+	shared = check_shared_sites(o->start, o->stop, ts.rising, shared_sites);
 	o->next = objects;
 	objects = o;
 	/*
 	 * Every site in one executable segment and every key as built: no
-	 * site needs a look.  Otherwise each one is checked.
+	 * site needs a look, whether the table was sorted or in order
+	 * already; with keys changed only theirs.  Otherwise each one is
+	 * checked.
 	 */
-	if (!ts.sorted || ts.changed || shared || (ts.lo <= ts.hi &&
-	    !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE)))
-		sync_object(o);
+	every_site = shared || (ts.lo <= ts.hi &&
+		     !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE));
+	if (every_site || ts.changed)
+		sync_object(o, every_site);
 	if (shared)	/* said unlocked, when o may be gone */
 		memcpy(name, o->name, sizeof(name));
 	__jump_label_unlock();
