@@ -24,7 +24,7 @@ rm -rf "$work"
 mkdir -p "$work"
 CC=${CC:-gcc}
 
-plan=7
+plan=11
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -65,56 +65,95 @@ else
 fi
 
 # Behaviour: the original and the tree the patch gave, against the
-# library (CONFIG_JUMP_LABEL as objtree was configured), in every
-# combination of the options and their boot parameters.
-lib=$objtree/libstatickeys.a
-[ -f "$lib" ] || nice -n 10 make -s -C "$srctree" O="$objtree" lib >"$work/lib.log" 2>&1
-arch=$(uname -m)
-case $arch in x86_64) arch=x86 ;; aarch64) arch=arm64 ;; esac
-build() {	# build TREE OUT CFLAGS...
+# library, in every combination of the options and their boot parameters,
+# with each toolchain: the host's $CC against objtree's library
+# (CONFIG_JUMP_LABEL as objtree was configured), clang against a library
+# built with LLVM=1, and arm64 (aarch64-linux-gnu-gcc, run under
+# qemu-aarch64) against an ARCH=arm64 library, both with the default
+# configuration.  Their libraries are kept in objtree/cocci/options-lib-*
+# (make rebuilds what changed).
+host=$(uname -m)
+case $host in x86_64) host=x86 ;; aarch64) host=arm64 ;; esac
+# build TREE OUT CFLAGS...: with $tc_cc for $tc_arch against $tc_obj.
+build() {
 	local t=$1 o=$2
 	shift 2
-	$CC -Wall -Werror -O2 -I"$objtree/include" -I"$srctree/include" \
-		-I"$srctree/arch/$arch/include" -include stdbool.h \
+	$tc_cc -Wall -Werror -O2 -I"$tc_obj/include" -I"$srctree/include" \
+		-I"$srctree/arch/$tc_arch/include" -include stdbool.h \
 		-include linux/kconfig.h -D__ro_after_init= -D__read_mostly= "$@" \
 		-o "$o" "$fix/main.c" "$t/arch/x86/kernel/opt_a.c" "$t/drivers/opt_b.c" \
-		"$t/lib/opt_c.c" "$t/lib/opt_c_user.c" -L"$objtree" \
+		"$t/lib/opt_c.c" "$t/lib/opt_c_user.c" -L"$tc_obj" \
 		-Wl,-Bstatic -lstatickeys -Wl,-Bdynamic -ldl -lpthread
 }
-: >"$work/build.log"
-: >"$work/runs"
-bad=0 runs=0
-for cfg in 0 1 2 3 4 5 6 7; do
-	d=""
-	[ $((cfg & 1)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_A_ON=1"
-	[ $((cfg & 2)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_B_ON=1"
-	[ $((cfg & 4)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_C_ON=1"
-	# shellcheck disable=SC2086
-	build "$fix/in" "$work/orig-$cfg" $d >>"$work/build.log" 2>&1 &&
-		build "$work/tree" "$work/conv-$cfg" $d >>"$work/build.log" 2>&1 || {
-		bad=$((bad + 1)); continue; }
-	for a in "" opt_a=0 opt_a=1; do
-		for b in "" opt_b_off opt_b_on; do
-			for c in "" opt_c=off opt_c=on; do
-				line="$a $b $c"
-				o=$(STATICKEYS_CMDLINE="$line" "$work/orig-$cfg" 2>&1)
-				v=$(STATICKEYS_CMDLINE="$line" "$work/conv-$cfg" 2>&1)
-				runs=$((runs + 1))
-				[ "$o" = "$v" ] || { bad=$((bad + 1)); echo "cfg $cfg [$line]: $o / $v" >>"$work/runs"; }
+# run PROGRAM: under the toolchain's runner, the command line given.
+run() {
+	STATICKEYS_CMDLINE="$line" $tc_run "$@" 2>&1
+}
+# matrix LABEL: both checks for one toolchain, in $work/LABEL.
+matrix() {
+	local w=$work/$1 cfg d a b c o v bad=0 runs=0
+	mkdir -p "$w"
+	: >"$w/build.log"
+	: >"$w/runs"
+	for cfg in 0 1 2 3 4 5 6 7; do
+		d=""
+		[ $((cfg & 1)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_A_ON=1"
+		[ $((cfg & 2)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_B_ON=1"
+		[ $((cfg & 4)) -ne 0 ] && d="$d -DCONFIG_FIXTURE_OPT_C_ON=1"
+		# shellcheck disable=SC2086
+		build "$fix/in" "$w/orig-$cfg" $d >>"$w/build.log" 2>&1 &&
+			build "$work/tree" "$w/conv-$cfg" $d >>"$w/build.log" 2>&1 || {
+			bad=$((bad + 1)); continue; }
+		for a in "" opt_a=0 opt_a=1; do
+			for b in "" opt_b_off opt_b_on; do
+				for c in "" opt_c=off opt_c=on; do
+					line="$a $b $c"
+					o=$(run "$w/orig-$cfg")
+					v=$(run "$w/conv-$cfg")
+					runs=$((runs + 1))
+					[ "$o" = "$v" ] || { bad=$((bad + 1)); echo "cfg $cfg [$line]: $o / $v" >>"$w/runs"; }
+				done
 			done
 		done
 	done
-done
-[ "$bad" -eq 0 ] && [ "$runs" -eq 216 ] &&
-	[ "$(grep -l 'DEFINE_STATIC_KEY_MAYBE' "$work/tree/arch/x86/kernel/opt_a.c" \
-		"$work/tree/drivers/opt_b.c" "$work/tree/lib/opt_c.c" | wc -l)" -eq 3 ]
-ok $? "8 option states x 27 command lines: converted behaves as the original ($runs runs)" "$work/build.log" "$work/runs"
+	[ "$bad" -eq 0 ] && [ "$runs" -eq 216 ] &&
+		[ "$(grep -l 'DEFINE_STATIC_KEY_MAYBE' "$work/tree/arch/x86/kernel/opt_a.c" \
+			"$work/tree/drivers/opt_b.c" "$work/tree/lib/opt_c.c" | wc -l)" -eq 3 ]
+	ok $? "$1: 8 option states x 27 command lines: converted behaves as the original ($runs runs)" "$w/build.log" "$w/runs"
 
-# The defaults really follow the options (a test that could fail): all
-# off gives "1 1 1", all on "2 4 6", and the parameters override them.
-[ "$("$work/conv-0")" = "1 1 1" ] && [ "$("$work/conv-7")" = "2 4 6" ] &&
-	[ "$(STATICKEYS_CMDLINE='opt_a=1 opt_b_on opt_c=on' "$work/conv-0")" = "2 4 6" ] &&
-	[ "$(STATICKEYS_CMDLINE='opt_a=0 opt_b_off opt_c=off' "$work/conv-7")" = "1 1 1" ]
-ok $? "the converted keys follow the options and the boot parameters" "$work/build.log"
+	# The defaults really follow the options (a test that could fail):
+	# all off gives "1 1 1", all on "2 4 6", and the parameters override
+	# them.
+	line=""
+	[ "$(run "$w/conv-0")" = "1 1 1" ] && [ "$(run "$w/conv-7")" = "2 4 6" ] &&
+		line='opt_a=1 opt_b_on opt_c=on' && [ "$(run "$w/conv-0")" = "2 4 6" ] &&
+		line='opt_a=0 opt_b_off opt_c=off' && [ "$(run "$w/conv-7")" = "1 1 1" ]
+	ok $? "$1: the converted keys follow the options and the boot parameters" "$w/build.log"
+}
+# toolchain LABEL ARCH CC RUNNER MAKE-ARGS...: the library for it, then the
+# matrix; a toolchain that is not installed is skipped.
+toolchain() {
+	local label=$1 cmd
+	tc_arch=$2 tc_cc=$3 tc_run=$4
+	shift 4
+	tc_obj=$objtree/cocci/options-lib-$label
+	cmd=${tc_cc%% *}
+	if ! command -v "$cmd" >/dev/null || { [ -n "$tc_run" ] && ! command -v "${tc_run%% *}" >/dev/null; }; then
+		n=$((n + 1)); echo "ok $n - $label: 216 runs # SKIP no $cmd ${tc_run%% *}"
+		n=$((n + 1)); echo "ok $n - $label: the keys follow # SKIP no $cmd ${tc_run%% *}"
+		return
+	fi
+	mkdir -p "$tc_obj"
+	nice -n 10 make -s -C "$srctree" O="$tc_obj" "$@" lib >"$work/lib-$label.log" 2>&1
+	matrix "$label"
+}
+
+lib=$objtree/libstatickeys.a
+[ -f "$lib" ] || nice -n 10 make -s -C "$srctree" O="$objtree" lib >"$work/lib.log" 2>&1
+tc_arch=$host tc_cc=$CC tc_run="" tc_obj=$objtree
+matrix "$host-${CC##*/}"
+toolchain clang "$host" clang "" LLVM=1
+toolchain arm64 arm64 aarch64-linux-gnu-gcc "qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 
 cocci_done
