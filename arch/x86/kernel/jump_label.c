@@ -769,6 +769,19 @@ static bool fill_group(uint8_t *buf, void *arg)
 	return differs;
 }
 
+/* Whether every site of the group holds its bytes of @buf: the read-back. */
+static bool group_landed(const uint8_t *buf, void *arg)
+{
+	const struct group *g = arg;
+	size_t k;
+
+	for (k = g->i; k < g->j; k++)
+		if (memcmp(buf + (queue[k].addr - g->start),
+			   (const void *)queue[k].addr, JUMP_LABEL_NOP_SIZE))
+			return false;
+	return true;
+}
+
 /*
  * Whether site @k can join the write that ends with site @k - 1: it touches
  * that site (unless @mode is MERGE_NONE), or, bridged (@bridge), the code
@@ -805,6 +818,7 @@ static int write_step(int step, bool undo)
 	size_t max = mode == MERGE_BRIDGE ? sk_text_poke_bridge_max() : 0;
 	size_t limit = max ? max : 64 * JUMP_LABEL_NOP_SIZE;
 	struct group g = { .step = step, .undo = undo };
+	const struct sk_fill f = { fill_group, group_landed, &g };
 	uintptr_t seg_start, seg_end = 0;
 	size_t i = 0, j, k;
 	/*
@@ -835,7 +849,7 @@ static int write_step(int step, bool undo)
 		g.j = j;
 		err = sk_text_poke_fill(g.start, step_buf,
 					queue[j - 1].addr + JUMP_LABEL_NOP_SIZE - g.start,
-					fill_group, &g);
+					&f);
 		for (k = i; k < j; k++)
 			queue[k].done = undo ? (uint8_t)(step - 1) : (uint8_t)step;
 		if (err && undo)
