@@ -150,15 +150,22 @@ __hidden void sk_text_poke_end(void);
  * whose every write is a system call, sites of one segment are written
  * together with the code between them, as read just before the write, in
  * writes of at most sk_text_poke_bridge_max() bytes (0: not worth it with
- * this method).  SK_BRIDGE_GAP is the longest stretch of code between two
- * sites that is bridged: a write costs about as much as copying a few
- * kilobytes (Documentation/benchmarks.rst).  SK_BRIDGE_SPAN keeps the
- * buffer, the kernel's copy and the read-back in the core's cache.
+ * this method); only the sites are read back (f->landed()).  SK_BRIDGE_GAP
+ * is the longest stretch of code between two sites that is bridged: a
+ * write costs about as much as copying a few kilobytes
+ * (Documentation/benchmarks.rst).  SK_BRIDGE_SPAN keeps the buffer and the
+ * kernel's copy in the core's cache: larger writes measured slower on the
+ * spread layout of make bench.
  */
 #define SK_BRIDGE_GAP	2048
 #define SK_BRIDGE_SPAN	65536
+struct sk_fill {
+	bool (*fill)(uint8_t *buf, void *arg);
+	bool (*landed)(const uint8_t *buf, void *arg);
+	void *arg;
+};
 __hidden int sk_text_poke_fill(uintptr_t addr, uint8_t *buf, size_t len,
-			       bool (*fill)(uint8_t *buf, void *arg), void *arg);
+			       const struct sk_fill *f);
 __hidden size_t sk_text_poke_bridge_max(void);
 __hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);

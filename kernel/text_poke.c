@@ -717,24 +717,26 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 static int poke_once(uintptr_t addr, const void *bytes, size_t len);
 
 /*
- * With @fill, @bytes is a buffer that fill() fills from the code as it is
+ * With @f, @bytes is a buffer that f->fill() fills from the code as it is
  * now before every attempt (a bridged write: see sk_text_poke_fill()), so
- * that a retry never puts back bytes read before someone else's write.
+ * that a retry never puts back bytes read before someone else's write, and
+ * f->landed() reads back only the bytes the write changes.
  */
 static int poke_checked(uintptr_t addr, uint8_t *bytes, size_t len,
-			bool (*fill)(uint8_t *buf, void *arg), void *arg)
+			const struct sk_fill *f)
 {
 	int err = 0, i;
 
-	if (fill ? !fill(bytes, arg) : !memcmp((const void *)addr, bytes, len))
+	if (f ? !f->fill(bytes, f->arg) : !memcmp((const void *)addr, bytes, len))
 		return 0;
 	for (i = 0; i < POKE_TRIES; i++) {
-		if (fill && i && !fill(bytes, arg)) {
+		if (f && i && !f->fill(bytes, f->arg)) {
 			nr_landed++;	/* the write before landed late */
 			return 0;
 		}
 		err = poke_once(addr, bytes, len);
-		if (!err && !memcmp((const void *)addr, bytes, len)) {
+		if (!err && (f ? f->landed(bytes, f->arg) :
+			     !memcmp((const void *)addr, bytes, len))) {
 			nr_landed++;
 			return 0;
 		}
@@ -756,21 +758,28 @@ static int poke_checked(uintptr_t addr, uint8_t *bytes, size_t len,
 
 int sk_text_poke(uintptr_t addr, const void *bytes, size_t len)
 {
-	return poke_checked(addr, (uint8_t *)bytes, len, NULL, NULL);
+	return poke_checked(addr, (uint8_t *)bytes, len, NULL);
 }
 
 /*
  * A bridged write: one write of @len bytes at @addr covering several sites
- * and the code between them.  fill() copies the code at @addr into @buf and
- * puts the sites' new bytes over it, and says whether any of them differs
- * from what the site holds (false: nothing to write); it is called again,
- * just before the write, for every retry.  Worth it only where a write
- * costs a system call.
+ * and the code between them.  f->fill() copies the code at @addr into @buf
+ * and puts the sites' new bytes over it, and says whether any of them
+ * differs from what the site holds (false: nothing to write); it is called
+ * again, just before the write, for every retry.  f->landed() says whether
+ * the sites hold their bytes of @buf after the write.  The code between
+ * them is not read back: it was written with the values read just before,
+ * so a comparison could only find another writer's bytes put there after
+ * the library's write, which it has no reason to write over (see "Writers
+ * of the same code" in Documentation/static-keys.rst); a write that did not
+ * land (another file under the descriptor) left a site unchanged, and that
+ * is what f->landed() sees.  Worth it only where a write costs a system
+ * call.
  */
 int sk_text_poke_fill(uintptr_t addr, uint8_t *buf, size_t len,
-		      bool (*fill)(uint8_t *buf, void *arg), void *arg)
+		      const struct sk_fill *f)
 {
-	return poke_checked(addr, buf, len, fill, arg);
+	return poke_checked(addr, buf, len, f);
 }
 
 size_t sk_text_poke_bridge_max(void)

@@ -757,7 +757,7 @@ static bool fill_group(uint8_t *buf, void *arg)
 	size_t k, len = queue[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
 	bool differs = false;
 
-	if (g->j - g->i > 1)
+	if (g->j - g->i > 1 || g->start != queue[g->i].addr)
 		memcpy(buf, (const void *)g->start, len);
 	for (k = g->i; k < g->j; k++) {
 		uint8_t *p = buf + (queue[k].addr - g->start);
@@ -767,6 +767,19 @@ static bool fill_group(uint8_t *buf, void *arg)
 					    JUMP_LABEL_NOP_SIZE);
 	}
 	return differs;
+}
+
+/* Whether every site of the group holds its bytes of @buf: the read-back. */
+static bool group_landed(const uint8_t *buf, void *arg)
+{
+	const struct group *g = arg;
+	size_t k;
+
+	for (k = g->i; k < g->j; k++)
+		if (memcmp(buf + (queue[k].addr - g->start),
+			   (const void *)queue[k].addr, JUMP_LABEL_NOP_SIZE))
+			return false;
+	return true;
 }
 
 /*
@@ -788,6 +801,32 @@ static bool joins(size_t k, uintptr_t seg_end, enum merge_mode mode,
 }
 
 /*
+ * Where a bridged write starts: at the start of its first site's page (or
+ * of the segment, @seg_start, if that is later) when it goes on past that
+ * page.  The kernel copies a write to /proc/self/mem one page's length at a
+ * time counted from where the write starts, and looks the destination up
+ * for every page each piece touches: from the middle of a page every piece
+ * straddles two pages, and a write over n pages costs 2n lookups instead of
+ * n, the biggest cost of a step where sites are spread over many pages.
+ * The bytes in front of the first site are written back as read, like those
+ * between sites.  A write within one page starts at its first site.
+ */
+#define X86_PAGE_SIZE	4096	/* the kernel's PAGE_SIZE, i386 and x86-64 */
+
+static uintptr_t page_start(uintptr_t addr, uintptr_t seg_start)
+{
+	uintptr_t page = addr & ~(uintptr_t)(X86_PAGE_SIZE - 1);
+
+	return page > seg_start ? page : seg_start;
+}
+
+static uintptr_t write_start(uintptr_t first, uintptr_t end, uintptr_t from)
+{
+	return end - (first & ~(uintptr_t)(X86_PAGE_SIZE - 1)) <= X86_PAGE_SIZE ?
+	       first : from;
+}
+
+/*
  * One step over the whole queue, in as few writes as the write method makes
  * worth it (a pwrite() costs about the same whatever its length, up to a
  * few kilobytes: Documentation/benchmarks.rst).  Within a write, only the
@@ -805,7 +844,8 @@ static int write_step(int step, bool undo)
 	size_t max = mode == MERGE_BRIDGE ? sk_text_poke_bridge_max() : 0;
 	size_t limit = max ? max : 64 * JUMP_LABEL_NOP_SIZE;
 	struct group g = { .step = step, .undo = undo };
-	uintptr_t seg_start, seg_end = 0;
+	const struct sk_fill f = { fill_group, group_landed, &g };
+	uintptr_t seg_start, seg_end = 0, from, end;
 	size_t i = 0, j, k;
 	/*
 	 * The first step forwards comes straight after the apply installed
@@ -823,19 +863,19 @@ static int write_step(int step, bool undo)
 			i++;
 			continue;
 		}
-		g.start = queue[i].addr;
-		if (max && g.start >= seg_end &&
-		    sk_text_segment(g.start, &seg_start, &seg_end) < 0)
+		if (max && queue[i].addr >= seg_end &&
+		    sk_text_segment(queue[i].addr, &seg_start, &seg_end) < 0)
 			seg_end = 0;
+		from = seg_end ? page_start(queue[i].addr, seg_start) : queue[i].addr;
 		for (j = i + 1; j < nr_queued && in_step(&queue[j], step, undo) &&
-		     queue[j].addr + JUMP_LABEL_NOP_SIZE - g.start <= limit &&
+		     queue[j].addr + JUMP_LABEL_NOP_SIZE - from <= limit &&
 		     joins(j, seg_end, mode, max != 0); j++)
 			;
+		end = queue[j - 1].addr + JUMP_LABEL_NOP_SIZE;
+		g.start = write_start(queue[i].addr, end, from);
 		g.i = i;
 		g.j = j;
-		err = sk_text_poke_fill(g.start, step_buf,
-					queue[j - 1].addr + JUMP_LABEL_NOP_SIZE - g.start,
-					fill_group, &g);
+		err = sk_text_poke_fill(g.start, step_buf, end - g.start, &f);
 		for (k = i; k < j; k++)
 			queue[k].done = undo ? (uint8_t)(step - 1) : (uint8_t)step;
 		if (err && undo)
