@@ -132,6 +132,124 @@ static void test_descriptors(void)
 	       hard_status(st));
 }
 
+/*
+ * The library's held descriptors, by what their links name: @what is "mem"
+ * or "task"; *@last gets the highest number found.
+ */
+static int held(const char *what, int *last)
+{
+	char path[64], link[64], want[64];
+	int fd, n = 0;
+
+	snprintf(want, sizeof(want), "/proc/%d/%s", (int)getpid(), what);
+	for (fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		if (!strcmp(link, want)) {
+			n++;
+			*last = fd;
+		}
+	}
+	return n;
+}
+
+/*
+ * closefrom() between two changes: the next change opens one of each
+ * again, the change after it opens nothing (the same numbers are held).
+ */
+static int reopen_child(void *arg)
+{
+	int m0 = -1, t0 = -1, m1 = -1, t1 = -1, bad = 0;
+
+	(void)arg;
+	if (!procmem())
+		return 77;
+	if (held("mem", &m0) != 1 || held("task", &t0) != 1)
+		bad |= BAD(0);	/* not held between changes */
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+		return 78;
+	static_branch_enable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 1)
+		bad |= BAD(1);
+	if (held("mem", &m0) != 1 || held("task", &t0) != 1)
+		bad |= BAD(2);	/* not reopened, or opened twice */
+	static_branch_disable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 0)
+		bad |= BAD(3);
+	if (held("mem", &m1) != 1 || held("task", &t1) != 1 || m1 != m0 ||
+	    t1 != t0)
+		bad |= BAD(4);	/* opened again though nothing was closed */
+	return bad;
+}
+
+/*
+ * A fork() child changes a key: its own code flips, the parent's does not
+ * (a write through the parent's descriptor would land in the parent).
+ */
+static int fork_writer(void *arg)
+{
+	(void)arg;
+	static_branch_enable(&k_fd);
+	return statickeys_last_error() || run_fd() != 1;
+}
+
+static int fork_child_case(void *arg)
+{
+	int bad = 0;
+
+	(void)arg;
+	if (!procmem())
+		return 77;
+	if (tap_fork(fork_writer, NULL) != 0)
+		bad |= BAD(0);
+	if (run_fd() != 0 || static_key_enabled(&k_fd))
+		bad |= BAD(1);	/* the child wrote into the parent */
+	static_branch_enable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 1)
+		bad |= BAD(2);
+	static_branch_disable(&k_fd);
+	return bad;
+}
+
+/* exec: the new program finds none of the library's descriptors. */
+
+static int exec_child(void *arg)
+{
+	(void)arg;
+	if (!procmem())
+		return 77;
+	execl("/proc/self/exe", "test_process", "count-held", (char *)NULL);
+	return 79;
+}
+
+static void test_held_descriptors(void)
+{
+	int st = hard_child(reopen_child, NULL, 20);
+
+	if (st == 77 || st == 78) {
+		tap_skip("write method is not procmem here, or no close_range()",
+			 "closefrom() between two changes costs a reopen");
+		tap_skip("write method is not procmem here",
+			 "a fork() child never writes through the parent's descriptor");
+		tap_skip("write method is not procmem here",
+			 "exec leaks no descriptor");
+		return;
+	}
+	tap_ok(st == 0, "two descriptors held between changes; closefrom() between two changes costs one reopen of each, and nothing after (%s)",
+	       hard_status(st));
+	st = hard_child(fork_child_case, NULL, 20);
+	tap_ok(st == 0, "a fork() child's change flips its own code, never the parent's (%s)",
+	       hard_status(st));
+	st = hard_child(exec_child, NULL, 20);
+	tap_ok(st == 0, "exec after a change: the new program holds none of the library's descriptors (%s)",
+	       hard_status(st));
+}
+
 /* ---- 2. the loader's lock ---- */
 
 static volatile int stop_loading;
@@ -741,12 +859,17 @@ static void test_no_serialization(void)
 	       sr->steps_after - sr->steps_before, hard_status(st));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int last;
+
+	if (argc > 1 && !strcmp(argv[1], "count-held"))
+		return held("mem", &last) + held("task", &last);
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tap_plan(20);
+	tap_plan(23);
 	test_descriptors();
+	test_held_descriptors();
 	test_loader_lock();
 	test_counts();
 	test_deferred_unload();
