@@ -133,32 +133,6 @@ static void test_descriptors(void)
 }
 
 /*
- * The library's held descriptors, by what their links name: @what is "mem"
- * or "task"; *@last gets the highest number found.
- */
-static int held(const char *what, int *last)
-{
-	char path[64], link[64], want[64];
-	int fd, n = 0;
-
-	snprintf(want, sizeof(want), "/proc/%d/%s", (int)getpid(), what);
-	for (fd = 0; fd < 1024; fd++) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = '\0';
-		if (!strcmp(link, want)) {
-			n++;
-			*last = fd;
-		}
-	}
-	return n;
-}
-
-/*
  * closefrom() between two changes: the next change opens one of each
  * again, the change after it opens nothing (the same numbers are held).
  */
@@ -169,19 +143,19 @@ static int reopen_child(void *arg)
 	(void)arg;
 	if (!procmem())
 		return 77;
-	if (held("mem", &m0) != 1 || held("task", &t0) != 1)
+	if (hard_held_fd("mem", &m0) != 1 || hard_held_fd("task", &t0) != 1)
 		bad |= BAD(0);	/* not held between changes */
 	if (syscall(SYS_close_range, 3U, ~0U, 0))
 		return 78;
 	static_branch_enable(&k_fd);
 	if (statickeys_last_error() || run_fd() != 1)
 		bad |= BAD(1);
-	if (held("mem", &m0) != 1 || held("task", &t0) != 1)
+	if (hard_held_fd("mem", &m0) != 1 || hard_held_fd("task", &t0) != 1)
 		bad |= BAD(2);	/* not reopened, or opened twice */
 	static_branch_disable(&k_fd);
 	if (statickeys_last_error() || run_fd() != 0)
 		bad |= BAD(3);
-	if (held("mem", &m1) != 1 || held("task", &t1) != 1 || m1 != m0 ||
+	if (hard_held_fd("mem", &m1) != 1 || hard_held_fd("task", &t1) != 1 || m1 != m0 ||
 	    t1 != t0)
 		bad |= BAD(4);	/* opened again though nothing was closed */
 	return bad;
@@ -864,7 +838,7 @@ int main(int argc, char **argv)
 	int last;
 
 	if (argc > 1 && !strcmp(argv[1], "count-held"))
-		return held("mem", &last) + held("task", &last);
+		return hard_held_fd("mem", &last) + hard_held_fd("task", &last);
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	tap_plan(23);

@@ -227,8 +227,6 @@ static int drop_child(void *arg)
 	return 0;
 }
 
-static int library_mem_fd(void);
-
 /*
  * STATICKEYS_TEXT_POKE=procmem: the program asked for /proc/self/mem only.
  * The descriptor held from before the drop still writes (it was opened
@@ -238,7 +236,7 @@ static int library_mem_fd(void);
  */
 static int drop_forced_child(void *arg)
 {
-	int fd;
+	int fd = -1;
 
 	(void)arg;
 	setenv("STATICKEYS_TEXT_POKE", "procmem", 1);
@@ -249,8 +247,7 @@ static int drop_forced_child(void *arg)
 	if (drop_root())
 		return 2;
 	change(1, false);
-	fd = library_mem_fd();
-	if (fd < 0 || close(fd))
+	if (!hard_held_fd("mem", &fd) || close(fd))
 		return 4;
 	change(2, true);
 	keep_captured();
@@ -424,22 +421,10 @@ static int swap_file = -1, swapped_fd = -1;
 /* The library's /proc/self/mem descriptor: its link names this process. */
 static int library_mem_fd(void)
 {
-	char path[64], link[64], want[64];
-	int fd;
+	int fd = -1;
 
-	snprintf(want, sizeof(want), "/proc/%d/mem", (int)getpid());
-	for (fd = 3; fd < 1024; fd++) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n < 0)
-			continue;
-		link[n] = '\0';
-		if (!strcmp(link, want))
-			return fd;
-	}
-	return -1;
+	hard_held_fd("mem", &fd);
+	return fd;
 }
 
 static void swap_hook(int step)
