@@ -222,15 +222,14 @@ static bool alone;
 static bool process_alone(void)
 {
 	struct stat st;
-	int i;
+	int err = 0, i;
 
 	if (held_mine(&task, &st))
 		return st.st_nlink == 3;
-	for (i = 0; i < POKE_TRIES; i++)
-		if (!held_open(&task, "/proc/self/task", O_RDONLY | O_DIRECTORY,
-			       &st))
-			return st.st_nlink == 3;
-	return false;
+	for (i = 0; i < POKE_TRIES && (!i || err == -EBADF); i++)
+		err = held_open(&task, "/proc/self/task",
+				O_RDONLY | O_DIRECTORY, &st);
+	return !err && st.st_nlink == 3;
 }
 
 bool sk_text_poke_alone(void)
