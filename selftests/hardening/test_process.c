@@ -78,18 +78,26 @@ static int fd_child(void *arg)
 	bool own = reuse && !strcmp(arg, "procmem");
 	char path[] = "/tmp/statickeys-fd-XXXXXX";
 	struct stat st;
-	int fd = -1, bad = 0;
+	int fd = -1, lib = -1, bad = 0;
 
 	if (!procmem())
 		return 77;
+	hard_held_fd("mem", &lib);
 	/* What a daemon does at start-up: close everything above stderr. */
 	if (syscall(SYS_close_range, 3U, ~0U, 0))
 		return 78;
 	if (own) {
 		fd = open("/proc/self/mem", O_RDONLY);
 	} else if (reuse) {
-		fd = mkstemp(path);	/* takes the library's old number */
+		fd = mkstemp(path);
 		unlink(path);
+	}
+	/* on the number of the library's /proc/self/mem descriptor */
+	if (fd >= 0 && lib >= 0 && fd != lib) {
+		if (dup2(fd, lib) != lib)
+			return 79;
+		close(fd);
+		fd = lib;
 	}
 	static_branch_enable(&k_fd);
 	if (statickeys_last_error() || !static_key_enabled(&k_fd))
