@@ -174,6 +174,7 @@ void sk_text_poke_fork_child(void)
 {
 	my_pid = 0;
 	mem.fd = task.fd = -1;	/* the parent's: forgotten, not closed */
+	mem_checked = -1UL;	/* a fork() within a batch: look before a write */
 }
 
 /* Whether @h is still the descriptor this process opened; @st gets its state. */
@@ -270,17 +271,17 @@ static bool (*volatile probe_fn)(void) = probe_site;
 static bool mem_fd_mine(void)
 {
 	struct stat st;
-	int fl, fd;
+	int fl, fdfl;
 
 	if (!held_mine(&mem, &st))
 		return false;
 	if (!mem_doubted)
 		return true;
 	fl = fcntl(mem.fd, F_GETFL);
-	fd = fcntl(mem.fd, F_GETFD);
+	fdfl = fcntl(mem.fd, F_GETFD);
 	mem_doubted = false;
-	return fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fd >= 0 &&
-	       (fd & FD_CLOEXEC);
+	return fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fdfl >= 0 &&
+	       (fdfl & FD_CLOEXEC);
 }
 
 static int open_mem_once(void)
