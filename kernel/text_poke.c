@@ -114,29 +114,41 @@ static bool transient(int err)
 }
 
 /*
- * The descriptor for /proc/self/mem, open only for the duration of one batch:
- * between updates the library holds no descriptor a program could close,
- * reuse or mistake for its own (closefrom() in a daemon, its own
- * /proc/self/mem, a child after fork()).  Within a batch it is known by its
- * device, inode and process, checked with fstat() before the first write of
- * every step (@mem_checked is the serializing step it was last checked at):
- * a descriptor that is not ours any more is forgotten, never closed or
- * written through, and a new one is opened.
+ * Two descriptors are held from the first change to the end of the process,
+ * both O_CLOEXEC: /proc/self/mem, written through, and /proc/self/task,
+ * whose link count says how many threads there are.  Opening and closing
+ * them for every change cost more than the rest of a one-site change.
  *
- * Those checks are against another thread closing descriptors between two
- * steps.  A batch that begins with no thread but the caller (@alone) has
- * nobody to race with but its own signal handlers, which the rules for
- * programs forbid to close or replace descriptors that are not theirs while
- * a key may be changing: its descriptor is trusted from open() to close(),
- * unlooked at (@mem_known false), and looked at only when a write did not
- * land (mem_fd_mine() then learns who it is from the file's own name).
+ * A program may close them (closefrom() in a daemon), put another file on
+ * their numbers, or open /proc/self/mem itself and get the old number.  So
+ * each is known by the device and inode fstat() gave at open and by the
+ * process that opened it, and looked at with one fstat() at the start of
+ * every change: one that is not ours any more is forgotten and another
+ * opened.  A held descriptor is never closed.  The library cannot prove a
+ * number is still its own: the program's own /proc/self/mem on it has the
+ * same device and inode (a proc inode is shared by every open of the file),
+ * and closing it would take the program's descriptor away.  Writing through
+ * it is harmless when it is open for writing (pwrite() moves no offset, and
+ * the file is this very memory); when it is not, the write fails, and a
+ * write that failed or did not land makes the next look ask the open mode
+ * too (@mem_doubted): only an O_RDWR, close-on-exec descriptor is kept.
+ *
+ * The descriptor is looked at again before the first write of every step
+ * (@mem_checked is the serializing step it was last checked at) when other
+ * threads exist: they may close descriptors between two steps.  A change
+ * that begins with no thread but the caller (@alone) has nobody to race
+ * with but its own signal handlers, which the rules for programs forbid to
+ * close or replace descriptors that are not theirs while a key may be
+ * changing; it looks once.  Every write is read back all the same.
+ *
+ * A fork() child forgets both (sk_text_poke_fork_child()): its copies are
+ * the parent's memory and the parent's threads.
  */
 #define POKE_TRIES	3	/* attempts at a write or an open */
 
 /*
  * The process this state belongs to: getpid() is a system call, and costs
- * a few microseconds in a virtual machine; a fork() child resets it
- * (sk_text_poke_fork_child(), from the core's fork handler).
+ * a few microseconds in a virtual machine; a fork() child resets it.
  */
 static pid_t my_pid;
 
@@ -147,33 +159,78 @@ static pid_t current_pid(void)
 	return my_pid;
 }
 
+struct held_fd {
+	int fd;
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+};
+
+static struct held_fd mem = { .fd = -1 }, task = { .fd = -1 };
+static bool mem_doubted;
+static unsigned long sync_gen, mem_checked = -1UL;
+
 void sk_text_poke_fork_child(void)
 {
 	my_pid = 0;
+	mem.fd = task.fd = -1;	/* the parent's: forgotten, not closed */
+	mem_checked = -1UL;	/* a fork() within a batch: look before a write */
 }
 
-static int mem_fd = -1;
-static pid_t mem_fd_pid;
-static dev_t mem_dev;
-static ino_t mem_ino;
-static bool mem_known;
-static unsigned long sync_gen, mem_checked = -1UL;
+/* Whether @h is still the descriptor this process opened; @st gets its state. */
+static bool held_mine(const struct held_fd *h, struct stat *st)
+{
+	return h->fd >= 0 && h->pid == current_pid() && !fstat(h->fd, st) &&
+	       st->st_dev == h->dev && st->st_ino == h->ino;
+}
 
 /*
- * Whether the batch under way began with no thread in the process but the
- * caller.  /proc/<pid>/task has one link per thread besides its own two,
- * and counts every thread of the thread group, those made with clone()
- * behind the C library included (glibc's __libc_single_threaded misses
- * them: a wrong "alone" would skip the blocked-SIGTRAP check of a thread
- * that exists).  Without /proc the answer is no: every check is made.
+ * Open @path as a held descriptor, having forgotten the last one.  The
+ * fstat() of the new descriptor records what it is; if it fails, someone
+ * closed the number under us (-EBADF: retried by the caller, nothing
+ * closed, the number may be another's by now).
+ */
+static int held_open(struct held_fd *h, const char *path, int flags,
+		     struct stat *st)
+{
+	int fd, err;
+
+	h->fd = -1;
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+		if (err != -EBADF)
+			close(fd);
+		return err;
+	}
+	*h = (struct held_fd){ fd, current_pid(), st->st_dev, st->st_ino };
+	return 0;
+}
+
+/*
+ * Whether the change under way began with no thread in the process but the
+ * caller.  /proc/<pid>/task has one link per thread besides its own two, as
+ * fstat() of a held descriptor reports at the time of the call, and counts
+ * every thread of the thread group, those made with clone() behind the C
+ * library included (glibc's __libc_single_threaded misses them: a wrong
+ * "alone" would skip the blocked-SIGTRAP check of a thread that exists).
+ * Without /proc the answer is no: every check is made.
  */
 static bool alone;
 
 static bool process_alone(void)
 {
 	struct stat st;
+	int err = 0, i;
 
-	return !stat("/proc/self/task", &st) && st.st_nlink == 3;
+	if (held_mine(&task, &st))
+		return st.st_nlink == 3;
+	for (i = 0; i < POKE_TRIES && (!i || err == -EBADF); i++)
+		err = held_open(&task, "/proc/self/task",
+				O_RDONLY | O_DIRECTORY, &st);
+	return !err && st.st_nlink == 3;
 }
 
 bool sk_text_poke_alone(void)
@@ -206,67 +263,35 @@ static __attribute__((noinline)) bool probe_site(void)
 static bool (*volatile probe_fn)(void) = probe_site;
 
 /*
- * Whether @mem_fd is still the descriptor this process opened.  One opened
- * unlooked at (@alone) is compared with the file its name stands for: the
- * descriptor holds that file open, so the name still leads to it.
+ * Whether the held /proc/self/mem descriptor is ours.  After a write that
+ * failed or did not land, also whether it is open the way the library opens
+ * it: the program's own read-only /proc/self/mem on the number looks the
+ * same to fstat().
  */
 static bool mem_fd_mine(void)
 {
-	struct stat st, named;
+	struct stat st;
+	int fl, fdfl;
 
-	if (mem_fd < 0 || mem_fd_pid != current_pid() || fstat(mem_fd, &st))
+	if (!held_mine(&mem, &st))
 		return false;
-	if (!mem_known) {
-		if (stat("/proc/self/mem", &named))
-			return false;
-		mem_dev = named.st_dev;
-		mem_ino = named.st_ino;
-		mem_known = true;
-	}
-	return st.st_dev == mem_dev && st.st_ino == mem_ino;
-}
-
-/* A descriptor trusted for the batch is closed without a look. */
-static void close_mem(void)
-{
-	if (mem_fd >= 0 && mem_fd_pid == current_pid() &&
-	    (!mem_known || mem_fd_mine()))
-		close(mem_fd);
-	mem_fd = -1;
+	if (!mem_doubted)
+		return true;
+	fl = fcntl(mem.fd, F_GETFL);
+	fdfl = fcntl(mem.fd, F_GETFD);
+	mem_doubted = false;
+	return fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fdfl >= 0 &&
+	       (fdfl & FD_CLOEXEC);
 }
 
 static int open_mem_once(void)
 {
 	struct stat st;
-	int fd;
 
 	if (mem_fd_mine())
 		return 0;
-	/*
-	 * Not ours any more: forgotten.  A fork() in the middle of a batch
-	 * (only the patching thread itself can) leaves the child the
-	 * parent's: it would write into the parent, and it is ours to close.
-	 */
-	if (mem_fd >= 0 && mem_fd_pid != current_pid())
-		close(mem_fd);
-	mem_fd = -1;
-	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	mem_known = !alone;
-	if (mem_known && fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	mem_fd = fd;
-	mem_fd_pid = current_pid();
-	if (mem_known) {
-		mem_dev = st.st_dev;
-		mem_ino = st.st_ino;
-	}
-	return 0;
+	mem_doubted = false;
+	return held_open(&mem, "/proc/self/mem", O_RDWR, &st);
 }
 
 /*
@@ -409,12 +434,11 @@ static int prepare(enum poke_method m, const void *sites, size_t n,
 	}
 }
 
+/* The /proc/self/mem descriptor stays open for the next change. */
 static void finish(enum poke_method m)
 {
 	if (m == POKE_MPROTECT)
 		restore_segments();
-	else if (m == POKE_PROCMEM)
-		close_mem();
 }
 
 /* ---- probing: does a method's write take effect? ---- */
@@ -695,7 +719,7 @@ static int poke_procmem(uintptr_t addr, const void *bytes, size_t len)
 			return err;
 		mem_checked = sync_gen;
 	}
-	w = pwrite(mem_fd, bytes, len, (off_t)addr);
+	w = pwrite(mem.fd, bytes, len, (off_t)addr);
 	if (w == (ssize_t)len)
 		return 0;
 	/* sk_text_poke() rechecks the descriptor */
@@ -744,6 +768,7 @@ static int poke_checked(uintptr_t addr, uint8_t *bytes, size_t len,
 			err = failed(-EIO, "the %zu bytes written at %p did not land (read back: they differ)",
 				     len, (void *)addr);
 		mem_checked = -1UL;	/* a fresh, checked descriptor */
+		mem_doubted = true;
 	}
 	if ((err == -EACCES || err == -EPERM) && !write_refused) {
 		size_t n = strlen(why);

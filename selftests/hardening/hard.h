@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/audit.h>
@@ -102,6 +105,33 @@ static inline int hard_deny(const int *nrs, int n, int err)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * hard_held_fd() - how many descriptors of this process name its own
+ * /proc/<pid>/@what ("mem", "task"): the library's held ones.  *@last gets
+ * the highest such number (untouched if none).
+ */
+static inline int hard_held_fd(const char *what, int *last)
+{
+	char path[64], link[64], want[64];
+	int fd, n = 0;
+
+	snprintf(want, sizeof(want), "/proc/%d/%s", (int)getpid(), what);
+	for (fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		if (!strcmp(link, want)) {
+			n++;
+			*last = fd;
+		}
+	}
+	return n;
 }
 
 #endif /* _SELFTESTS_HARD_H */

@@ -78,18 +78,26 @@ static int fd_child(void *arg)
 	bool own = reuse && !strcmp(arg, "procmem");
 	char path[] = "/tmp/statickeys-fd-XXXXXX";
 	struct stat st;
-	int fd = -1, bad = 0;
+	int fd = -1, lib = -1, bad = 0;
 
 	if (!procmem())
 		return 77;
+	hard_held_fd("mem", &lib);
 	/* What a daemon does at start-up: close everything above stderr. */
 	if (syscall(SYS_close_range, 3U, ~0U, 0))
 		return 78;
 	if (own) {
 		fd = open("/proc/self/mem", O_RDONLY);
 	} else if (reuse) {
-		fd = mkstemp(path);	/* takes the library's old number */
+		fd = mkstemp(path);
 		unlink(path);
+	}
+	/* on the number of the library's /proc/self/mem descriptor */
+	if (fd >= 0 && lib >= 0 && fd != lib) {
+		if (dup2(fd, lib) != lib)
+			return 79;
+		close(fd);
+		fd = lib;
 	}
 	static_branch_enable(&k_fd);
 	if (statickeys_last_error() || !static_key_enabled(&k_fd))
@@ -129,6 +137,98 @@ static void test_descriptors(void)
 	       hard_status(st));
 	st = hard_child(fd_child, "procmem", 20);
 	tap_ok(st == 0, "the program's own read-only /proc/self/mem on that number: changes work, its descriptor stays (%s)",
+	       hard_status(st));
+}
+
+/*
+ * closefrom() between two changes: the next change opens one of each
+ * again, the change after it opens nothing (the same numbers are held).
+ */
+static int reopen_child(void *arg)
+{
+	int m0 = -1, t0 = -1, m1 = -1, t1 = -1, bad = 0;
+
+	(void)arg;
+	if (!procmem())
+		return 77;
+	if (hard_held_fd("mem", &m0) != 1 || hard_held_fd("task", &t0) != 1)
+		bad |= BAD(0);	/* not held between changes */
+	if (syscall(SYS_close_range, 3U, ~0U, 0))
+		return 78;
+	static_branch_enable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 1)
+		bad |= BAD(1);
+	if (hard_held_fd("mem", &m0) != 1 || hard_held_fd("task", &t0) != 1)
+		bad |= BAD(2);	/* not reopened, or opened twice */
+	static_branch_disable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 0)
+		bad |= BAD(3);
+	if (hard_held_fd("mem", &m1) != 1 || hard_held_fd("task", &t1) != 1 || m1 != m0 ||
+	    t1 != t0)
+		bad |= BAD(4);	/* opened again though nothing was closed */
+	return bad;
+}
+
+/*
+ * A fork() child changes a key: its own code flips, the parent's does not
+ * (a write through the parent's descriptor would land in the parent).
+ */
+static int fork_writer(void *arg)
+{
+	(void)arg;
+	static_branch_enable(&k_fd);
+	return statickeys_last_error() || run_fd() != 1;
+}
+
+static int fork_child_case(void *arg)
+{
+	int bad = 0;
+
+	(void)arg;
+	if (!procmem())
+		return 77;
+	if (tap_fork(fork_writer, NULL) != 0)
+		bad |= BAD(0);
+	if (run_fd() != 0 || static_key_enabled(&k_fd))
+		bad |= BAD(1);	/* the child wrote into the parent */
+	static_branch_enable(&k_fd);
+	if (statickeys_last_error() || run_fd() != 1)
+		bad |= BAD(2);
+	static_branch_disable(&k_fd);
+	return bad;
+}
+
+/* exec: the new program finds none of the library's descriptors. */
+
+static int exec_child(void *arg)
+{
+	(void)arg;
+	if (!procmem())
+		return 77;
+	execl("/proc/self/exe", "test_process", "count-held", (char *)NULL);
+	return 79;
+}
+
+static void test_held_descriptors(void)
+{
+	int st = hard_child(reopen_child, NULL, 20);
+
+	if (st == 77 || st == 78) {
+		tap_skip("write method is not procmem here, or no close_range()",
+			 "closefrom() between two changes costs a reopen");
+		tap_skip("write method is not procmem here",
+			 "a fork() child never writes through the parent's descriptor");
+		tap_skip("write method is not procmem here",
+			 "exec leaks no descriptor");
+		return;
+	}
+	tap_ok(st == 0, "two descriptors held between changes; closefrom() between two changes costs one reopen of each, and nothing after (%s)",
+	       hard_status(st));
+	st = hard_child(fork_child_case, NULL, 20);
+	tap_ok(st == 0, "a fork() child's change flips its own code, never the parent's (%s)",
+	       hard_status(st));
+	st = hard_child(exec_child, NULL, 20);
+	tap_ok(st == 0, "exec after a change: the new program holds none of the library's descriptors (%s)",
 	       hard_status(st));
 }
 
@@ -741,12 +841,17 @@ static void test_no_serialization(void)
 	       sr->steps_after - sr->steps_before, hard_status(st));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int last;
+
+	if (argc > 1 && !strcmp(argv[1], "count-held"))
+		return hard_held_fd("mem", &last) + hard_held_fd("task", &last);
 	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tap_plan(20);
+	tap_plan(23);
 	test_descriptors();
+	test_held_descriptors();
 	test_loader_lock();
 	test_counts();
 	test_deferred_unload();

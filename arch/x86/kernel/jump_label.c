@@ -464,8 +464,8 @@ static int install_trap_handler(void)
  *   MASK_TAKES_IT   SIGTRAP is not blocked
  *   MASK_BLOCKS_IT  it is, by the program's doing
  *   MASK_LIBC       it is, inside glibc (signals 32 and 33 blocked too)
- *   MASK_SANITIZER  every signal is, in a ThreadSanitizer process: its own
- *                   thread (see threads_take_traps())
+ *   MASK_SANITIZER  every standard signal is, in a ThreadSanitizer process:
+ *                   its own thread (see under_tsan())
  *   MASK_GONE       the thread ended, or its files say nothing readable
  *   MASK_ERROR      the files could not be read for want of a resource
  *                   (errno says which): nothing can be told
@@ -515,7 +515,8 @@ static enum trap_mask task_field(int task, const char *tid, const char *file,
 /*
  * Whether the program runs under ThreadSanitizer, built into it or into
  * this library: its runtime defines __tsan_init, and starts a thread of
- * its own that blocks every signal a program can block and runs no site.
+ * its own that blocks every standard signal (1 to 30, SIGSYS aside) and
+ * runs no site.
  */
 extern void __tsan_init(void) __attribute__((weak));
 
@@ -538,9 +539,14 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 				size_t len)
 {
 	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
-	/* Every signal but SIGKILL and SIGSTOP, which no mask holds. */
-	const unsigned long long every = ~0ULL & ~(1ULL << (SIGKILL - 1)) &
-					 ~(1ULL << (SIGSTOP - 1));
+	/*
+	 * Signals 1 to 30 but SIGKILL and SIGSTOP, which no mask holds: the
+	 * sanitizer runtimes' own threads block them all (gcc's libtsan the
+	 * real-time ones and SIGSYS too, clang's not SIGSYS).
+	 */
+	const unsigned long long std = ((1ULL << 30) - 1) &
+				       ~(1ULL << (SIGKILL - 1)) &
+				       ~(1ULL << (SIGSTOP - 1));
 	unsigned long long blk;
 	enum trap_mask m;
 	char buf[2048];
@@ -566,8 +572,8 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 	blk = strtoull(p + 8, NULL, 16);
 	if (blk & libc)
 		return MASK_LIBC;
-	return blk == (every & ~libc) && under_tsan() ? MASK_SANITIZER :
-							MASK_BLOCKS_IT;
+	return (blk & std) == std && under_tsan() ? MASK_SANITIZER :
+						    MASK_BLOCKS_IT;
 }
 
 /*
