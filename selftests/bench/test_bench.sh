@@ -33,20 +33,32 @@ BENCH_DIR=$tmp/bench BENCH_SITES="1 10 100" BENCH_LAYOUT_SITES=100 \
 	READELF=${READELF:-readelf} BENCH_CALLS=2000 BENCH_TIME_CALLS=2000 \
 	BENCH_TIME_REPS=2 "$srctree/bench/run-bench" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]
+# valgrind 3.19 cannot read the DWARF 5 that clang 14 writes ("unhandled
+# dwarf2 abbrev form code"): where it cannot read this configuration's
+# library, callgrind's figures are missing and run-bench says so, rightly.
+nocg=
+if cat "$tmp/bench/raw/"*.err 2>/dev/null | grep -q 'unhandled dwarf2 abbrev form'; then
+	nocg="valgrind cannot read the debug information $CC writes"
+fi
+[ $rc -eq 0 ] && { [ ! -s "$tmp/err" ] ||
+	{ [ -n "$nocg" ] && ! grep -qv 'failed under callgrind\|callgrind run failed' "$tmp/err"; }; }
 rc2=$?
 head -n 20 "$tmp/err" | tap_diag
-tap_ok $rc2 "bench/run-bench exits 0 (status $rc) and prints nothing on stderr"
+but=
+[ -n "$nocg" ] && but=" but the failures of callgrind ($nocg)"
+tap_ok $rc2 "bench/run-bench exits 0 (status $rc) and prints nothing on stderr$but"
 
 # Every goal line says PASS, FAIL or n/a, and the ones this configuration
-# measures are there.
+# measures are there: three are callgrind's.
 goals=$(sed -n '/^== Goals/,$p' "$tmp/out" | sed 1d)
 bad=$(printf '%s\n' "$goals" | grep -v '^   \(PASS\|FAIL\|n/a \)  ')
 n=$(printf '%s\n' "$goals" | grep -c '^   \(PASS\|FAIL\)  ')
-[ -z "$bad" ] && [ "$n" -ge 10 ]
+want=12
+[ -n "$nocg" ] && want=8
+[ -z "$bad" ] && [ "$n" -ge $want ]
 rc=$?
 printf '%s\n' "$goals" | tap_diag
-tap_ok $rc "the goals: $n measured (at least 10), each PASS, FAIL or n/a"
+tap_ok $rc "the goals: $n measured (at least $want), each PASS, FAIL or n/a"
 
 # The programs check themselves: every enabled site jumped, every toggle
 # flipped every site, every key of a batch flipped.
