@@ -878,7 +878,8 @@ static pid_t raw_tid;		/* cleared by the kernel when it exits */
 
 static int raw_thread(void *arg)
 {
-	unsigned long trap = 1UL << (SIGTRAP - 1);
+	/* The kernel's sigset is 64 bits wide on every architecture. */
+	uint64_t trap = 1ULL << (SIGTRAP - 1);
 
 	(void)arg;
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &trap, NULL, sizeof(trap));
