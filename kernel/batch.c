@@ -29,8 +29,7 @@ struct batch_key {
 	bool on;
 };
 
-static __thread unsigned int depth __attribute__((tls_model("initial-exec")));
-static __thread unsigned int nest __attribute__((tls_model("initial-exec")));
+static __thread unsigned int depth, nest;
 
 /* Only the batch's thread (holding the mutex) touches what follows. */
 static struct batch_key *keys;

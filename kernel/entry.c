@@ -49,10 +49,25 @@ struct sk_entry_thread {
 	unsigned int depth;
 	bool altstack;
 	bool dead;
+	struct kstack_state *kstack;
 };
 
-static __thread struct sk_entry_thread sk_thread
-	__attribute__((tls_model("initial-exec")));
+/*
+ * Thread-local storage of the default model, the one a library loaded late
+ * (dlopen()) can have: every access may be a call (__tls_get_addr), so an
+ * entry asks once (sk_this_thread()) and passes the thread's state down in
+ * its register frame.
+ */
+static __thread struct sk_entry_thread sk_thread;
+
+static inline struct sk_entry_thread *sk_this_thread(void)
+{
+	struct sk_entry_thread *t = &sk_thread;
+
+	/* the compiler would compute the address again at every use */
+	__asm__("" : "+r"(t));
+	return t;
+}
 
 static statickeys_entry_hook_t sk_hook;
 static void *sk_hook_arg;
@@ -137,6 +152,7 @@ static int sk_thread_stack(struct sk_entry_thread *t, bool alt)
 
 	if (!t->base) {
 #ifdef CONFIG_RANDOMIZE_KSTACK_OFFSET
+		t->kstack = &kstack_state;
 		if (!kstack_state.prng)
 			kstack_state.prng = kstack_prng_seed();
 #endif
@@ -217,7 +233,7 @@ SK_EXPORT void statickeys_entry_set_hook(statickeys_entry_hook_t fn, void *arg)
  */
 static void sk_sigsys(int sig, siginfo_t *info, void *ctx)
 {
-	struct sk_entry_thread *t = &sk_thread;
+	struct sk_entry_thread *t = sk_this_thread();
 	ucontext_t *uc = ctx;
 	struct pt_regs regs;
 	int saved_errno = errno;
@@ -235,6 +251,7 @@ static void sk_sigsys(int sig, siginfo_t *info, void *ctx)
 		sk_thread_stack(t, false);
 	sk_arch_regs_from_uc(&regs, uc);
 	regs.path = STATICKEYS_ENTRY_SECCOMP;
+	regs.kstack = t->kstack;
 	regs.flags = t->depth || !sk_on_entry_stack(t, &regs) ?
 		     SK_REGS_NESTED : 0;
 	t->depth++;
@@ -403,7 +420,7 @@ out:
 SK_EXPORT long statickeys_entry_syscall(long nr, long a0, long a1, long a2,
 					long a3, long a4, long a5)
 {
-	struct sk_entry_thread *t = &sk_thread;
+	struct sk_entry_thread *t = sk_this_thread();
 	struct pt_regs local, *regs = &local;
 	bool top;
 
@@ -413,13 +430,19 @@ SK_EXPORT long statickeys_entry_syscall(long nr, long a0, long a1, long a2,
 	if (top)
 		regs = (struct pt_regs *)((uintptr_t)(t->top - sizeof(*regs)) &
 					  ~(uintptr_t)15);
-	*regs = (struct pt_regs) {
-		.nr = nr,
-		.args = { a0, a1, a2, a3, a4, a5 },
-		.ip = (uintptr_t)__builtin_return_address(0),
-		.path = STATICKEYS_ENTRY_DIRECT,
-		.flags = top ? 0 : SK_REGS_NESTED,
-	};
+	/* field by field: a compound literal is zeroed first (rep stos) */
+	regs->nr = nr;
+	regs->args[0] = a0;
+	regs->args[1] = a1;
+	regs->args[2] = a2;
+	regs->args[3] = a3;
+	regs->args[4] = a4;
+	regs->args[5] = a5;
+	regs->ret = 0;
+	regs->ip = (uintptr_t)__builtin_return_address(0);
+	regs->path = STATICKEYS_ENTRY_DIRECT;
+	regs->flags = top ? 0 : SK_REGS_NESTED;
+	regs->kstack = t->kstack;
 	t->depth++;
 	if (top)
 		sk_call_on_stack(sk_dispatch, regs, regs);

@@ -25,6 +25,8 @@ struct pt_regs {
 	unsigned long ip;	/* where the entry came from (informational) */
 	unsigned int path;	/* STATICKEYS_ENTRY_* */
 	unsigned int flags;	/* SK_REGS_* */
+	/* the thread's kstack_state: the dispatcher reaches it without TLS */
+	struct kstack_state *kstack;
 };
 
 #define SK_REGS_NESTED	0x1	/* not at the top of the entry stack */

@@ -64,6 +64,10 @@ void sk_warn(const char *fmt, ...)
 /*
  * Messages that name a key, held until the lock is dropped.  The text has
  * SK_KEYNAME where the name goes; a full buffer prints the address instead.
+ * Only the holder of jump_label_mutex adds to them, so they are the lock's,
+ * not each thread's: no thread-local storage, whose initial-exec model a
+ * library loaded late (a plugin) cannot have, and whose size every thread
+ * would pay.  jump_label_unlock() takes them out before it releases the lock.
  */
 #define NR_HELD_WARNINGS	4
 
@@ -72,8 +76,8 @@ struct held_warning {
 	char text[448];
 };
 
-static __thread struct held_warning held[NR_HELD_WARNINGS];
-static __thread unsigned int nr_held;
+static struct held_warning held[NR_HELD_WARNINGS];
+static unsigned int nr_held;
 
 static bool jump_label_lock_is_mine(void);
 
@@ -125,22 +129,33 @@ void sk_warn_key(const void *key, const char *fmt, ...)
 	memcpy(h->text, text, sizeof(text));
 }
 
-static void print_held_warnings(void)
+static void release_mutex(void)
 {
-	unsigned int i;
+	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&jump_label_mutex);
+}
 
-	for (i = 0; i < nr_held; i++)
-		print_with_name(held[i].key, held[i].text);
+/* A copy of the held messages leaves with the lock, and is printed after. */
+static __attribute__((noinline)) void release_mutex_and_print(void)
+{
+	struct held_warning out[NR_HELD_WARNINGS];
+	unsigned int i, n = nr_held;
+
+	memcpy(out, held, n * sizeof(out[0]));
 	nr_held = 0;
+	release_mutex();
+	for (i = 0; i < n; i++)
+		print_with_name(out[i].key, out[i].text);
 }
 
 /*
  * A thread cancelled inside an update would leave the mutex locked and the
  * sites half-written (pwrite() and open() are cancellation points): the
  * holder of the lock cannot be cancelled, and a pending cancellation acts
- * when jump_label_unlock() returns.
+ * when jump_label_unlock() returns.  The holder's own state, kept under the
+ * lock.
  */
-static __thread int lock_cancel_state;
+static int lock_cancel_state;
 
 /**
  * jump_label_lock() - take the lock that serialises all key updates.
@@ -168,10 +183,10 @@ void __jump_label_unlock(void)
 
 	if (sk_batch_unnest())
 		return;
-	__atomic_store_n(&lock_held, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&jump_label_mutex);
 	if (nr_held)
-		print_held_warnings();
+		release_mutex_and_print();
+	else
+		release_mutex();
 	pthread_setcancelstate(old, NULL);
 }
 

@@ -61,8 +61,14 @@ struct kstack_state {
 	};
 };
 
-extern __thread struct kstack_state kstack_state SK_SYM(kstack_state)
-	__attribute__((tls_model("initial-exec")));
+/*
+ * The calling thread's state, in thread-local storage of the default model:
+ * a program's own code reaches it as cheaply as initial-exec would, and a
+ * shared object that uses it can still be loaded late (dlopen()).  The
+ * library's dispatcher gets a pointer to it in the entry's register frame
+ * and uses the _state() forms below.
+ */
+extern __thread struct kstack_state kstack_state SK_SYM(kstack_state);
 
 /**
  * kstack_prng_seed() - a seed for the calling thread's generator
@@ -113,11 +119,13 @@ uint64_t kstack_prng_seed(void) SK_SYM(kstack_prng_seed);
 #define __kstack_alloca(size)	__builtin_alloca_with_align(size, 8)
 #endif
 
-#define __add_random_kstack_offset() do {				\
+#define __add_random_kstack_offset_state(ks) do {			\
 	char *__ksp = (char *)__kstack_alloca(				\
-			KSTACK_OFFSET_MAX(kstack_state.offset));	\
+			KSTACK_OFFSET_MAX((ks)->offset));		\
 	__asm__ volatile("" : "=m"(*__ksp));				\
 } while (0)
+#define __add_random_kstack_offset()					\
+	__add_random_kstack_offset_state(&kstack_state)
 
 /*
  * __choose_random_kstack_offset() - on the way out: step the thread's
@@ -125,10 +133,12 @@ uint64_t kstack_prng_seed(void) SK_SYM(kstack_prng_seed);
  * observable during this entry tells it.  @rand is the architecture's
  * cheap extra source (the cycle counter), added into the state.
  */
-#define __choose_random_kstack_offset(rand) do {			\
-	kstack_state.prng = kstack_state.prng * KSTACK_PRNG_MUL +	\
-			    KSTACK_PRNG_INC + (uint64_t)(rand);		\
+#define __choose_random_kstack_offset_state(ks, rand) do {		\
+	(ks)->prng = (ks)->prng * KSTACK_PRNG_MUL +			\
+		     KSTACK_PRNG_INC + (uint64_t)(rand);		\
 } while (0)
+#define __choose_random_kstack_offset(rand)				\
+	__choose_random_kstack_offset_state(&kstack_state, rand)
 
 /* The kernel's two macros: each tests the key itself. */
 #define add_random_kstack_offset() do {					\
@@ -146,6 +156,8 @@ uint64_t kstack_prng_seed(void) SK_SYM(kstack_prng_seed);
 #define randomize_kstack_offset_enabled()	false
 #define __add_random_kstack_offset()		do { } while (0)
 #define __choose_random_kstack_offset(rand)	do { } while (0)
+#define __add_random_kstack_offset_state(ks)	do { (void)(ks); } while (0)
+#define __choose_random_kstack_offset_state(ks, rand) do { (void)(ks); } while (0)
 #define add_random_kstack_offset()		do { } while (0)
 #define choose_random_kstack_offset(rand)	do { } while (0)
 

@@ -47,9 +47,11 @@ static inline uint64_t cntvct(void)
  */
 __attribute__((noinline)) void sk_do_syscall(struct pt_regs *regs)
 {
-	__add_random_kstack_offset();
+	struct kstack_state *ks = regs->kstack;
+
+	__add_random_kstack_offset_state(ks);
 	sk_invoke_syscall(regs);
-	__choose_random_kstack_offset(cntvct());
+	__choose_random_kstack_offset_state(ks, cntvct());
 }
 
 /* The kernel rolled back x0 to orig_x0: syscall_rollback(). */

@@ -38,9 +38,11 @@ static inline unsigned long rdtsc_low(void)
  */
 __attribute__((noinline)) void sk_do_syscall(struct pt_regs *regs)
 {
-	__add_random_kstack_offset();
+	struct kstack_state *ks = regs->kstack;
+
+	__add_random_kstack_offset_state(ks);
 	sk_invoke_syscall(regs);
-	__choose_random_kstack_offset(rdtsc_low());
+	__choose_random_kstack_offset_state(ks, rdtsc_low());
 }
 
 /* The kernel rolled back %rax to the number: syscall_rollback(). */
