@@ -170,6 +170,7 @@ __hidden size_t sk_text_poke_bridge_max(void);
 __hidden int sk_sync_core(void);
 __hidden const char *sk_text_poke_method(void);
 __hidden void sk_text_poke_fork_child(void);
+__hidden void sk_text_poke_fork_check(void);
 /*
  * When a batch fails: sk_text_poke_status() is the error the batch reports
  * for the error a write or a step returned (-ENOMEM, -EMFILE and -ENFILE as

@@ -171,6 +171,8 @@ SK_EXPORT void jump_label_lock(void)
 	lock_cancel_state = old;
 	__atomic_store_n(&lock_owner, pthread_self(), __ATOMIC_RELAXED);
 	__atomic_store_n(&lock_held, true, __ATOMIC_RELAXED);
+	/* a child made without the fork handlers: the parent's descriptors */
+	sk_text_poke_fork_check();
 }
 
 /**

@@ -124,9 +124,10 @@ static bool transient(int err)
  * each is known by the device and inode fstat() gave at open and by the
  * process that opened it, and looked at with one fstat() at the start of
  * every change: one that is not ours any more is forgotten and another
- * opened.  A held descriptor is never closed.  The library cannot prove a
- * number is still its own: the program's own /proc/self/mem on it has the
- * same device and inode (a proc inode is shared by every open of the file),
+ * opened.  The process that opened a held descriptor never has it closed
+ * (a child does, below): the library cannot prove a number is still its
+ * own, as the program's own /proc/self/mem on it has the same device and
+ * inode (a proc inode is shared by every open of the file),
  * and closing it would take the program's descriptor away.  Writing through
  * it is harmless when it is open for writing (pwrite() moves no offset, and
  * the file is this very memory); when it is not, the write fails, and a
@@ -141,26 +142,67 @@ static bool transient(int err)
  * close or replace descriptors that are not theirs while a key may be
  * changing; it looks once.  Every write is read back all the same.
  *
- * A fork() child forgets both (sk_text_poke_fork_child()): its copies are
- * the parent's memory and the parent's threads.
+ * A child made by fork() closes both (sk_text_poke_fork_child(), from the
+ * library's fork handler): the parent's /proc/self/mem is the parent's
+ * memory, writable by whoever holds it, also after the child drops its
+ * privileges (a daemon's worker).  A child made without the fork handlers
+ * (_Fork(), a raw clone() system call) closes them at its first call into
+ * the library that takes the lock, or at its first change, whichever it
+ * makes (sk_text_poke_fork_check(), held_mine()): the descriptor's process
+ * is not the caller's.  A number is closed only if it still shows what the
+ * library opened there: the same proc inode, the same access mode,
+ * close-on-exec.  Linux has no close-on-fork flag; a child that never
+ * calls the library keeps the descriptors (Documentation/static-keys.rst,
+ * "Rules for programs").
  */
 #define POKE_TRIES	3	/* attempts at a write or an open */
 
 /*
  * The process this state belongs to: getpid() is a system call, and costs
- * a few microseconds in a virtual machine; a fork() child resets it.
+ * a few microseconds in a virtual machine.  The answer is kept in a page
+ * the kernel empties in every child that gets a copy of the address space,
+ * however it was made (MADV_WIPEONFORK, Linux 4.14): a child finds 0 and
+ * asks again.  Where the page cannot be had, every call asks.  The lock
+ * serialises both.
  */
-static pid_t my_pid;
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK		18
+#endif
+
+static pid_t *pid_page;
+static bool pid_page_tried;
+
+static void pid_page_init(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	pid_page_tried = true;
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, ps, MADV_WIPEONFORK)) {
+		munmap(p, ps);
+		return;
+	}
+	pid_page = p;
+}
 
 static pid_t current_pid(void)
 {
-	if (!my_pid)
-		my_pid = getpid();
-	return my_pid;
+	if (!pid_page_tried)
+		pid_page_init();
+	if (!pid_page)
+		return getpid();
+	if (!*pid_page)
+		*pid_page = getpid();
+	return *pid_page;
 }
 
 struct held_fd {
 	int fd;
+	int mode;	/* O_ACCMODE of the open */
 	pid_t pid;
 	dev_t dev;
 	ino_t ino;
@@ -170,17 +212,58 @@ static struct held_fd mem = { .fd = -1 }, task = { .fd = -1 };
 static bool mem_doubted;
 static unsigned long sync_gen, mem_checked = -1UL;
 
-void sk_text_poke_fork_child(void)
+/*
+ * Close @h if it is a descriptor another process (the one this child was
+ * copied from) opened and the number still shows it; forget it either way.
+ */
+static void held_drop_inherited(struct held_fd *h)
 {
-	my_pid = 0;
-	mem.fd = task.fd = -1;	/* the parent's: forgotten, not closed */
+	struct stat st;
+	int fl, fdfl;
+
+	if (h->fd < 0 || h->pid == current_pid())
+		return;
+	fl = fcntl(h->fd, F_GETFL);
+	fdfl = fcntl(h->fd, F_GETFD);
+	if (fl >= 0 && (fl & O_ACCMODE) == h->mode && fdfl >= 0 &&
+	    (fdfl & FD_CLOEXEC) && !fstat(h->fd, &st) &&
+	    st.st_dev == h->dev && st.st_ino == h->ino)
+		close(h->fd);
+	h->fd = -1;
+}
+
+static void drop_inherited(void)
+{
+	held_drop_inherited(&mem);
+	held_drop_inherited(&task);
 	mem_checked = -1UL;	/* a fork() within a batch: look before a write */
 }
 
-/* Whether @h is still the descriptor this process opened; @st gets its state. */
-static bool held_mine(const struct held_fd *h, struct stat *st)
+/* The fork handler of the child, before anything else runs in it. */
+void sk_text_poke_fork_child(void)
 {
-	return h->fd >= 0 && h->pid == current_pid() && !fstat(h->fd, st) &&
+	if (pid_page)
+		*pid_page = 0;	/* where the kernel ignored the advice */
+	drop_inherited();
+}
+
+/*
+ * At each jump_label_lock(): a child made without the fork handlers closes
+ * the parent's descriptors here, before anything else it asks of the
+ * library.  Only where the emptied page tells it for nothing; elsewhere
+ * held_mine() finds out at the first change.
+ */
+void sk_text_poke_fork_check(void)
+{
+	if (pid_page && !*pid_page && (mem.fd >= 0 || task.fd >= 0))
+		drop_inherited();
+}
+
+/* Whether @h is still the descriptor this process opened; @st gets its state. */
+static bool held_mine(struct held_fd *h, struct stat *st)
+{
+	held_drop_inherited(h);
+	return h->fd >= 0 && !fstat(h->fd, st) &&
 	       st->st_dev == h->dev && st->st_ino == h->ino;
 }
 
@@ -205,7 +288,8 @@ static int held_open(struct held_fd *h, const char *path, int flags,
 			close(fd);
 		return err;
 	}
-	*h = (struct held_fd){ fd, current_pid(), st->st_dev, st->st_ino };
+	*h = (struct held_fd){ fd, flags & O_ACCMODE, current_pid(), st->st_dev,
+			       st->st_ino };
 	return 0;
 }
 
