@@ -8,11 +8,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -577,10 +580,49 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 }
 
 /*
- * Whether thread @tid keeps SIGTRAP blocked, by its own doing: 1 if it
- * does, 0 if not, -errno if its files could not be read.
+ * How a process outside the thread group that shares this memory stands
+ * (a clone(CLONE_VM) without CLONE_THREAD: see sharers_take_traps()), in
+ * the words of trap_mask(): MASK_BLOCKS_IT if a trap would kill it, as it
+ * blocks SIGTRAP or has no handler for it (SIG_DFL, SIG_IGN: its
+ * dispositions are its own, those it had when it was made); MASK_TAKES_IT
+ * if it has a handler (the library's, inherited, or the program's own).
+ * @dir is its /proc directory; its name goes in @name.
  */
-static int keeps_sigtrap_blocked(int task, const char *tid, char *name,
+static enum trap_mask sharer_mask(int unused, const char *dir, char *name,
+				  size_t len)
+{
+	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
+	const unsigned long long trap = 1ULL << (SIGTRAP - 1);
+	unsigned long long blk, cgt;
+	enum trap_mask m;
+	const char *p, *q;
+	char buf[2048];
+
+	(void)unused;
+	m = task_field(AT_FDCWD, dir, "status", "\nSigBlk:", buf, sizeof(buf),
+		       &p);
+	if (m != MASK_TAKES_IT)
+		return m;
+	q = strstr(p, "\nSigCgt:");
+	if (!q)
+		return MASK_GONE;
+	if (!strncmp(buf, "Name:\t", 6))
+		snprintf(name, len, "%.*s", (int)strcspn(buf + 6, "\n"), buf + 6);
+	blk = strtoull(p + 8, NULL, 16);
+	cgt = strtoull(q + 8, NULL, 16);
+	if (blk & libc)		/* inside glibc: vfork() for posix_spawn() */
+		return MASK_LIBC;
+	return (blk & trap) || !(cgt & trap) ? MASK_BLOCKS_IT : MASK_TAKES_IT;
+}
+
+/*
+ * Whether @tid (read by @mask) keeps SIGTRAP from reaching a handler, by
+ * its own doing: 1 if it does, 0 if not, -errno if its files could not be
+ * read.
+ */
+static int keeps_sigtrap_blocked(enum trap_mask (*mask)(int, const char *,
+							char *, size_t),
+				 int task, const char *tid, char *name,
 				 size_t len)
 {
 	const struct timespec ms = { 0, 1000000 };
@@ -588,7 +630,7 @@ static int keeps_sigtrap_blocked(int task, const char *tid, char *name,
 	int i;
 
 	for (i = 0; i < BLOCKED_TRIES; i++) {
-		switch (trap_mask(task, tid, name, len)) {
+		switch (mask(task, tid, name, len)) {
 		case MASK_TAKES_IT:
 		case MASK_SANITIZER:
 		case MASK_GONE:
@@ -635,12 +677,83 @@ static int thread_takes_traps(int task, const char *tid, pid_t self,
 			return 0;
 		trap_mask(task, tid, name, sizeof(name));	/* its name */
 	} else {
-		ret = keeps_sigtrap_blocked(task, tid, name, sizeof(name));
+		ret = keeps_sigtrap_blocked(trap_mask, task, tid, name,
+					    sizeof(name));
 		if (ret <= 0)
 			return ret < 0 ? cannot_look(ret, nr_sites) : 0;
 	}
 	sk_warn("thread %s (%s) blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (leave SIGTRAP unblocked in every thread: Documentation/static-keys.rst, rules for programs)",
 		tid, name, nr_sites);
+	return -EBUSY;
+}
+
+/*
+ * Processes that share this memory outside the thread group: made with
+ * clone(CLONE_VM) and without CLONE_THREAD (a raw clone(), vfork()).  They
+ * run the sites, but are in no /proc/self/task and have signal
+ * dispositions of their own, so the kernel's word decides: kcmp(KCMP_VM)
+ * says whether a process has this memory.  Looked for among the children
+ * of every thread and the parent; where the kernel says some task shares
+ * it (unshare(CLONE_VM) fails with EINVAL) and the process has no other
+ * thread, one not found there is still refused, unnamed.
+ */
+static bool shares_memory(pid_t pid)
+{
+	return pid > 0 && !syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0);
+}
+
+/* 0, -EBUSY if process @pid, which shares the memory, would die of a trap. */
+static int sharer_takes_traps(pid_t pid, size_t nr_sites)
+{
+	char dir[32], name[64] = "?";
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	ret = keeps_sigtrap_blocked(sharer_mask, -1, dir, name, sizeof(name));
+	if (ret <= 0)
+		return ret < 0 ? cannot_look(ret, nr_sites) : 0;
+	sk_warn("process %d (%s) shares this memory (clone(CLONE_VM) without CLONE_THREAD) but has no SIGTRAP handler or blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (Documentation/static-keys.rst, rules for programs)",
+		(int)pid, name, nr_sites);
+	return -EBUSY;
+}
+
+/* The children of thread @tid: each one that shares the memory is looked at. */
+static int children_take_traps(int task, const char *tid, size_t nr_sites,
+			       int *sharers)
+{
+	char buf[4096];
+	const char *p;
+	char *end;
+	long pid;
+	int err = 0;
+
+	if (task_field(task, tid, "children", "", buf, sizeof(buf), &p) !=
+	    MASK_TAKES_IT)
+		return 0;	/* none, or no such file */
+	for (; !err && (pid = strtol(p, &end, 10)) > 0; p = end)
+		if (shares_memory(pid)) {
+			++*sharers;
+			err = sharer_takes_traps(pid, nr_sites);
+		}
+	return err;
+}
+
+/* After the threads: the parent, and a sharer the kernel knows of. */
+static int others_take_traps(int threads, int sharers, size_t nr_sites)
+{
+	pid_t parent = getppid();
+	int err;
+
+	if (shares_memory(parent)) {
+		sharers++;
+		err = sharer_takes_traps(parent, nr_sites);
+		if (err)
+			return err;
+	}
+	if (sharers || threads != 1 || !unshare(CLONE_VM) || errno != EINVAL)
+		return 0;
+	sk_warn("a process outside this thread group shares this memory (clone(CLONE_VM) without CLONE_THREAD), and it is neither a child nor the parent (or kcmp() cannot say): it would be killed if it ran one of the %zu sites being changed while they hold INT3 without a SIGTRAP handler; nothing written, key unchanged (Documentation/static-keys.rst, rules for programs)",
+		nr_sites);
 	return -EBUSY;
 }
 
@@ -653,8 +766,8 @@ static int thread_takes_traps(int task, const char *tid, pid_t self,
  */
 static int threads_take_traps(size_t nr_sites)
 {
+	int err = 0, threads = 0, sharers = 0;
 	struct dirent *e;
-	int err = 0;
 	pid_t self;
 	DIR *d;
 
@@ -670,12 +783,17 @@ static int threads_take_traps(size_t nr_sites)
 			     strerror(err));
 		return 0;
 	}
-	while (!err && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			err = thread_takes_traps(dirfd(d), e->d_name, self,
-						 nr_sites);
+	while (!err && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		threads++;
+		err = thread_takes_traps(dirfd(d), e->d_name, self, nr_sites);
+		if (!err)
+			err = children_take_traps(dirfd(d), e->d_name, nr_sites,
+						  &sharers);
+	}
 	closedir(d);
-	return err;
+	return err ? err : others_take_traps(threads, sharers, nr_sites);
 }
 
 /* ---- the protocol ---- */
