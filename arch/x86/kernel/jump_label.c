@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -404,6 +405,197 @@ static void trap_handler(int level, int sig, siginfo_t *info, void *ucv)
 	pass_down(level, sig, info, ucv);
 }
 
+/* ---- other copies of the library in the process ---- */
+
+/*
+ * Two copies of the library can live in one process: two plugins that each
+ * link libstatickeys.a privately, or one loaded with dlmopen().  Each
+ * installs its own handler, and each would take the other's for a program
+ * handler and stack it, one level an update.  So a copy's handler carries
+ * a mark another copy can read, and an owner it can ask: its restorer (the
+ * code a handler returns through, which the kernel reports with the
+ * handler) is the library's own, 64-byte aligned, with the same bytes as
+ * the C library's (debuggers and unwinders know a signal frame by them),
+ * followed by a marker, a version and where its peer description lies:
+ *
+ *   offset  bytes
+ *   0       the restorer: rt_sigreturn, as the C library's
+ *   16      "statickeys trap\0"
+ *   32      version (1), 32 bits
+ *   36      struct sk_trap_peer, relative to this field, 32 bits
+ *
+ * The block never crosses a page, and a foreign restorer is read with
+ * process_vm_readv(), which cannot fault.  Version 1 of the description
+ * (later versions only add fields at its end, and raise the number):
+ */
+#define SK_TRAP_MARK		"statickeys trap"
+#define SK_TRAP_PEER_VERSION	1
+
+struct sk_trap_link {
+	void *handler;		/* sa_sigaction, or sa_handler */
+	void *restorer;		/* NULL without SA_RESTORER */
+};
+
+struct sk_trap_peer {
+	uint32_t version;
+	uint32_t size;
+	/*
+	 * What @entry, if it is one of the copy's entries, hands a trap that
+	 * is not its copy's: false if it is not, or if that is SIG_DFL or
+	 * SIG_IGN.  Reads only, lock-free, as the handler does.
+	 */
+	bool (*below)(const void *entry, struct sk_trap_link *to);
+};
+
+#ifndef SA_RESTORER
+#define SA_RESTORER	0x04000000
+#endif
+
+#ifdef __x86_64__
+#define SK_RT_SIGRETURN	".byte 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05\n"	/* mov $15, %rax; syscall */
+#else
+#define SK_RT_SIGRETURN	".byte 0xb8, 0xad, 0, 0, 0, 0xcd, 0x80\n"	/* mov $173, %eax; int $0x80 */
+#endif
+
+static bool peer_below(const void *entry, struct sk_trap_link *to);
+
+static const struct sk_trap_peer trap_peer __asm__("sk_trap_peer")
+	__attribute__((used)) = {
+	.version = SK_TRAP_PEER_VERSION,
+	.size = sizeof(struct sk_trap_peer),
+	.below = peer_below,
+};
+
+/* Local symbols: each copy has its own. */
+extern const char sk_trap_restorer[] __asm__("sk_trap_restorer");
+__asm__(".pushsection .text\n"
+	".balign 64\n"
+	".type sk_trap_restorer, @function\n"
+	"sk_trap_restorer:\n"
+	SK_RT_SIGRETURN
+	".balign 16, 0xcc\n"
+	".ascii \"" SK_TRAP_MARK "\\0\"\n"
+	".long 1\n"
+	".long sk_trap_peer - .\n"
+	".size sk_trap_restorer, . - sk_trap_restorer\n"
+	".popsection\n");
+
+static bool under_tsan(void);
+
+static bool peer_below(const void *entry, struct sk_trap_link *to)
+{
+	const struct sigaction *sa;
+	int k;
+
+	for (k = 0; k < NR_LEVELS; k++)
+		if ((const void *)trap_entries[k] == entry)
+			break;
+	if (k == NR_LEVELS)
+		return false;
+	sa = &below[k];
+	if (!(sa->sa_flags & SA_SIGINFO) &&
+	    (sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN))
+		return false;
+	to->handler = sa->sa_flags & SA_SIGINFO ? (void *)sa->sa_sigaction :
+						  (void *)sa->sa_handler;
+	to->restorer = sa->sa_flags & SA_RESTORER ? (void *)sa->sa_restorer :
+						    NULL;
+	return true;
+}
+
+/* The description of the copy whose restorer is @restorer, or NULL. */
+static const struct sk_trap_peer *trap_peer_of(const void *restorer)
+{
+	unsigned char mark[40];
+	struct iovec local = { mark, sizeof(mark) };
+	struct iovec remote = { (void *)restorer, sizeof(mark) };
+	const struct sk_trap_peer *p;
+	uint32_t version;
+	int32_t rel;
+
+	if (!restorer || ((uintptr_t)restorer & 63) ||
+	    process_vm_readv(getpid(), &local, 1, &remote, 1, 0) !=
+	    (ssize_t)sizeof(mark) ||
+	    memcmp(mark + 16, SK_TRAP_MARK, sizeof(SK_TRAP_MARK)))
+		return NULL;
+	memcpy(&version, mark + 32, sizeof(version));
+	memcpy(&rel, mark + 36, sizeof(rel));
+	p = (const struct sk_trap_peer *)((uintptr_t)restorer + 36 + rel);
+	if (version < 1 || p->version < 1 ||
+	    p->size < sizeof(struct sk_trap_peer))
+		return NULL;
+	return p;
+}
+
+/*
+ * The level of the entry of ours that @cur, another copy's entry, hands
+ * foreign traps to, through other copies' entries only; -1 if none.
+ */
+#define MAX_PEERS	16
+
+static int peer_level(const struct sigaction *cur)
+{
+	struct sk_trap_link at = { (void *)cur->sa_sigaction,
+				   cur->sa_flags & SA_RESTORER ?
+				   (void *)cur->sa_restorer : NULL }, to;
+	const struct sk_trap_peer *p;
+	int depth, k;
+
+	if (!(cur->sa_flags & SA_SIGINFO))
+		return -1;
+	for (depth = 0; depth < MAX_PEERS; depth++) {
+		p = trap_peer_of(at.restorer);
+		if (!p || !p->below(at.handler, &to))
+			return -1;
+		for (k = 0; k < NR_LEVELS; k++)
+			if ((void *)trap_entries[k] == to.handler)
+				return k;
+		at = to;
+	}
+	return -1;
+}
+
+/*
+ * SIGTRAP's disposition as the kernel holds it, restorer included (glibc
+ * reports it, musl does not), and our entry with our restorer.  Under
+ * ThreadSanitizer, whose runtime keeps the program's dispositions itself,
+ * through the C library: other copies are then not recognised.
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;		/* the kernel's sigset: 64 signals */
+};
+
+static int get_trap_action(struct sigaction *cur)
+{
+	struct k_sigaction k;
+
+	if (under_tsan())
+		return sigaction(SIGTRAP, NULL, cur);
+	if (syscall(SYS_rt_sigaction, SIGTRAP, NULL, &k, sizeof(k.mask)))
+		return -1;
+	memset(cur, 0, sizeof(*cur));
+	cur->sa_handler = (void (*)(int))k.handler;
+	cur->sa_flags = (int)k.flags;
+	cur->sa_restorer = (void (*)(void))k.restorer;
+	sigemptyset(&cur->sa_mask);
+	memcpy(&cur->sa_mask, &k.mask, sizeof(k.mask));
+	return 0;
+}
+
+static int set_trap_action(const struct sigaction *sa)
+{
+	struct k_sigaction k = { (void *)sa->sa_sigaction,
+				 (unsigned long)sa->sa_flags | SA_RESTORER,
+				 (void *)sk_trap_restorer, 0 };
+
+	if (under_tsan())
+		return sigaction(SIGTRAP, sa, NULL);
+	return syscall(SYS_rt_sigaction, SIGTRAP, &k, NULL, sizeof(k.mask));
+}
+
 /*
  * Make sure one of the library's entries is the handler installed.  Called
  * before the writes of every step: a program that replaced it (or reset
@@ -415,9 +607,11 @@ static int install_trap_handler(void)
 	struct sigaction sa, cur;
 	int k;
 
-	if (sigaction(SIGTRAP, NULL, &cur))
+	if (get_trap_action(&cur))
 		return -EACCES;
 	k = entry_level(&cur);
+	if (k < 0)	/* another copy's, which hands our traps to us */
+		k = peer_level(&cur);
 	if (k >= 0) {
 		nr_levels = k + 1;	/* what stood above went away */
 		return 0;
@@ -433,7 +627,7 @@ static int install_trap_handler(void)
 	sa.sa_sigaction = trap_entries[displace(&cur)];
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, NULL))
+	if (set_trap_action(&sa))
 		return -EACCES;
 	return 0;
 }
