@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <statickeys/config.h>
+
 #include "hard.h"
 
 #define ROUNDS	100
@@ -127,8 +129,14 @@ int main(void)
 	st = hard_child(toggle_twins, (void *)1, 120);
 	tap_ok(st == 0, "two private copies, a thread running both sites: %d alternate changes each, every site flips, nothing said, no crash (%s)",
 	       ROUNDS, hard_status(st));
+#if defined(SK_TEST_X86) && defined(CONFIG_JUMP_LABEL)
 	st = hard_child(cross_traps, NULL, 60);
 	tap_ok(st == 0, "a trap at each copy's site, with either copy's handler installed, is emulated by the copy whose site it is (%s)",
 	       hard_status(st));
+#else
+	(void)cross_traps;
+	tap_skip("x86 with CONFIG_JUMP_LABEL=y only: no other site traps",
+		 "a trap at each copy's site reaches the copy whose site it is");
+#endif
 	return tap_exit();
 }
