@@ -45,6 +45,8 @@ struct sk_object {
 	char *ro_page_start, *ro_page_end;
 	unsigned int flags;
 	bool sealed;
+	bool main;		/* the main program: never unmapped */
+	bool pinned;		/* made RTLD_NODELETE at exit: never unmapped */
 	void **copies;		/* read-only keys the program uses a copy of */
 	size_t nr_copies;
 	int nsegs;
@@ -874,6 +876,113 @@ static bool seal_handle(const void *handle)
 	return found;
 }
 
+/* ---- exit ---- */
+
+/*
+ * An object's code can run as long as it is mapped, and at exit nothing is
+ * unmapped before _exit(): the destructors of the libraries a program
+ * links run after the program's own, and may change its keys and run its
+ * sites.  So once exit() has begun, an object's destructor leaves it
+ * registered if it stays mapped: the main program, and (glibc) every
+ * object the exit handler pinned with RTLD_NODELETE, so that a dlclose()
+ * from a later exit handler cannot unmap it either.  A dlclose() before
+ * exit unregisters as it always did: that object's code stops at its
+ * unmap.  (musl never unmaps an object: at exit every object stays.)
+ *
+ * The handler must run before the loader's, which runs the destructors.
+ * glibc registers that one after the shared objects' constructors and
+ * before the main program's: the handler is registered when the main
+ * program registers, and when the first object that is not the main
+ * program does (for a host that loads its plugins with dlopen() and does
+ * not use the library itself; one loaded with the host would register it
+ * too early, and its objects unregister at exit as before).
+ */
+static bool exiting;
+
+#ifdef __GLIBC__
+/* Make the object that holds @handle RTLD_NODELETE.  Asks the loader. */
+static bool pin_object(const void *handle)
+{
+	struct link_map *lm = NULL;
+	Lmid_t lmid;
+	Dl_info info;
+
+	if (!dladdr1(handle, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    !lm->l_name || !lm->l_name[0] || dlinfo(lm, RTLD_DI_LMID, &lmid))
+		return false;
+	return dlmopen(lmid, lm->l_name,
+		       RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+/*
+ * Pin every registered object but the main program and the one that holds
+ * the library: this handler also runs when that one is dlclose()d (a
+ * private copy of the library in a plugin), and an object cannot be
+ * pinned while it is being unloaded.  The loader is asked unlocked: a
+ * handle gone meanwhile is not found, and its object is not marked.
+ */
+static void pin_objects(void)
+{
+	const void **handles = NULL, **h;
+	struct sk_object *o;
+	size_t n = 0, i;
+
+	jump_label_lock();
+	for (o = objects; o; o = o->next) {
+		if (o->main || in_text(o, (uintptr_t)pin_objects, 1))
+			continue;
+		h = realloc(handles, (n + 1) * sizeof(*h));
+		if (!h)
+			break;
+		handles = h;
+		handles[n++] = o->handle;
+	}
+	__jump_label_unlock();
+	for (i = 0; i < n; i++) {
+		if (!pin_object(handles[i]))
+			continue;
+		jump_label_lock();
+		o = find_object(handles[i]);
+		if (o)
+			o->pinned = true;
+		__jump_label_unlock();
+	}
+	free(handles);
+}
+
+static bool stays_mapped(const struct sk_object *o)
+{
+	return o->main || o->pinned;
+}
+#else
+static void pin_objects(void)
+{
+}
+
+static bool stays_mapped(const struct sk_object *o)
+{
+	(void)o;
+	return true;
+}
+#endif
+
+static void exit_begins(void)
+{
+	__atomic_store_n(&exiting, true, __ATOMIC_RELEASE);
+	pin_objects();
+}
+
+static void watch_exit(bool main_program)
+{
+	static bool for_main, for_other;
+	bool *done = main_program ? &for_main : &for_other;
+
+	if (__atomic_exchange_n(done, true, __ATOMIC_RELAXED))
+		return;
+	if (atexit(exit_begins))
+		sk_warn("cannot register an exit handler: objects are unregistered by their destructors at exit, and a later destructor's change of their keys does not reach their sites");
+}
+
 /* ---- the registry as the key core and introspection see it ---- */
 
 /* @key is one of @o's read-only keys, or the copy of one. */
@@ -961,7 +1070,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	const void *id = object_identity(d);
 	struct table_scan ts;
 	struct find_segs fs;
-	bool every_site;
+	bool every_site, main_program;
 	long shared;
 	struct sk_object *o;
 	int i;
@@ -990,6 +1099,9 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	fs.addr = (uintptr_t)id;
 	fs.obj = o;
 	dl_iterate_phdr(find_segs_cb, &fs);
+	/* The main program holds the entry point (musl gives it its path). */
+	o->main = in_text(o, getauxval(AT_ENTRY), 1);
+	main_program = o->main;
 
 	jump_label_lock();
 	sk_batch_settle(NULL);	/* the queue is the batch's */
@@ -1029,8 +1141,8 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
-	/* The main program holds the entry point (musl gives it its path). */
-	sk_introspect_registered(in_text(o, getauxval(AT_ENTRY), 1));
+	watch_exit(main_program);
+	sk_introspect_registered(main_program);
 }
 
 /**
@@ -1039,7 +1151,8 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
  *
  * Delayed decrements pending in the object's memory are run first (the
  * worker must never touch it afterwards).  After this returns nothing is
- * ever written into the object's memory.
+ * ever written into the object's memory.  Once exit() has begun, an object
+ * that stays mapped until _exit() stays registered (see "exit" above).
  */
 SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 {
@@ -1050,6 +1163,8 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 
 	jump_label_lock();
 	o = find_object(id);
+	if (o && __atomic_load_n(&exiting, __ATOMIC_ACQUIRE) && stays_mapped(o))
+		o = NULL;
 	if (o) {
 		nsegs = o->nsegs;
 		memcpy(segs, o->segs, sizeof(segs));

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -294,13 +295,20 @@ static int held_open(struct held_fd *h, const char *path, int flags,
 }
 
 /*
- * Whether the change under way began with no thread in the process but the
- * caller.  /proc/<pid>/task has one link per thread besides its own two, as
- * fstat() of a held descriptor reports at the time of the call, and counts
- * every thread of the thread group, those made with clone() behind the C
- * library included (glibc's __libc_single_threaded misses them: a wrong
- * "alone" would skip the blocked-SIGTRAP check of a thread that exists).
- * Without /proc the answer is no: every check is made.
+ * Whether the change under way began with no task in the process but the
+ * caller.  unshare(CLONE_VM) is the kernel's own question, and changes
+ * nothing: it fails with EINVAL if another thread is in the thread group,
+ * or another task shares the memory (clone(CLONE_VM) without CLONE_THREAD:
+ * such a process runs the sites but is in no /proc/self/task) or the
+ * signal handlers, and succeeds otherwise.  Where a sandbox refuses it,
+ * the threads are counted instead: /proc/<pid>/task has one link per
+ * thread besides its own two, as fstat() of a held descriptor reports at
+ * the time of the call, every thread of the thread group counted, those
+ * made with clone() behind the C library included (glibc's
+ * __libc_single_threaded misses them: a wrong "alone" would skip the
+ * blocked-SIGTRAP check of a thread that exists); a process sharing the
+ * memory outside the group is not seen then.  Without /proc the answer is
+ * no: every check is made.
  */
 static bool alone;
 
@@ -309,6 +317,10 @@ static bool process_alone(void)
 	struct stat st;
 	int err = 0, i;
 
+	if (!unshare(CLONE_VM))
+		return true;
+	if (errno == EINVAL)
+		return false;
 	if (held_mine(&task, &st))
 		return st.st_nlink == 3;
 	for (i = 0; i < POKE_TRIES && (!i || err == -EBADF); i++)

@@ -8,11 +8,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -401,6 +405,208 @@ static void trap_handler(int level, int sig, siginfo_t *info, void *ucv)
 	pass_down(level, sig, info, ucv);
 }
 
+/* ---- other copies of the library in the process ---- */
+
+/*
+ * Two copies of the library can live in one process: two plugins that each
+ * link libstatickeys.a privately, or one loaded with dlmopen().  Each
+ * installs its own handler, and each would take the other's for a program
+ * handler and stack it, one level an update.  So a copy's handler carries
+ * a mark another copy can read, and an owner it can ask: its restorer (the
+ * code a handler returns through, which the kernel reports with the
+ * handler) is the library's own, 64-byte aligned, with the same bytes as
+ * the C library's (debuggers and unwinders know a signal frame by them),
+ * followed by a marker, a version and where its peer description lies:
+ *
+ *   offset  bytes
+ *   0       the restorer: rt_sigreturn, as the C library's
+ *   16      "statickeys trap\0"
+ *   32      version (1), 32 bits
+ *   36      struct sk_trap_peer, relative to this field, 32 bits
+ *
+ * The block never crosses a page, and a foreign restorer is read with
+ * process_vm_readv(), which cannot fault.  Version 1 of the description
+ * (later versions only add fields at its end, and raise the number):
+ */
+#define SK_TRAP_MARK		"statickeys trap"
+#define SK_TRAP_PEER_VERSION	1
+
+struct sk_trap_link {
+	void *handler;		/* sa_sigaction, or sa_handler */
+	void *restorer;		/* NULL without SA_RESTORER */
+};
+
+struct sk_trap_peer {
+	uint32_t version;
+	uint32_t size;
+	/*
+	 * What @entry, if it is one of the copy's entries, hands a trap that
+	 * is not its copy's: false if it is not, or if that is SIG_DFL or
+	 * SIG_IGN.  Reads only, lock-free, as the handler does.
+	 */
+	bool (*below)(const void *entry, struct sk_trap_link *to);
+};
+
+#ifndef SA_RESTORER
+#define SA_RESTORER	0x04000000
+#endif
+
+#ifdef __x86_64__
+#define SK_RT_SIGRETURN	".byte 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05\n"	/* mov $15, %rax; syscall */
+#else
+#define SK_RT_SIGRETURN	".byte 0xb8, 0xad, 0, 0, 0, 0xcd, 0x80\n"	/* mov $173, %eax; int $0x80 */
+#endif
+
+static bool peer_below(const void *entry, struct sk_trap_link *to);
+
+static const struct sk_trap_peer trap_peer __asm__("sk_trap_peer")
+	__attribute__((used)) = {
+	.version = SK_TRAP_PEER_VERSION,
+	.size = sizeof(struct sk_trap_peer),
+	.below = peer_below,
+};
+
+/* Local symbols: each copy has its own. */
+extern const char sk_trap_restorer[] __asm__("sk_trap_restorer");
+__asm__(".pushsection .text\n"
+	".balign 64\n"
+	".type sk_trap_restorer, @function\n"
+	"sk_trap_restorer:\n"
+	SK_RT_SIGRETURN
+	".balign 16, 0xcc\n"
+	".ascii \"" SK_TRAP_MARK "\\0\"\n"
+	".long 1\n"
+	".long sk_trap_peer - .\n"
+	".size sk_trap_restorer, . - sk_trap_restorer\n"
+	".popsection\n");
+
+static bool under_tsan(void);
+
+static bool peer_below(const void *entry, struct sk_trap_link *to)
+{
+	const struct sigaction *sa;
+	int k;
+
+	for (k = 0; k < NR_LEVELS; k++)
+		if ((const void *)trap_entries[k] == entry)
+			break;
+	if (k == NR_LEVELS)
+		return false;
+	sa = &below[k];
+	if (!(sa->sa_flags & SA_SIGINFO) &&
+	    (sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN))
+		return false;
+	to->handler = sa->sa_flags & SA_SIGINFO ? (void *)sa->sa_sigaction :
+						  (void *)sa->sa_handler;
+	to->restorer = sa->sa_flags & SA_RESTORER ? (void *)sa->sa_restorer :
+						    NULL;
+	return true;
+}
+
+/* The description of the copy whose restorer is @restorer, or NULL. */
+static const struct sk_trap_peer *trap_peer_of(const void *restorer)
+{
+	unsigned char mark[40];
+	struct iovec local = { mark, sizeof(mark) };
+	struct iovec remote = { (void *)restorer, sizeof(mark) };
+	const struct sk_trap_peer *p;
+	uint32_t version;
+	int32_t rel;
+
+	if (!restorer || ((uintptr_t)restorer & 63))
+		return NULL;
+	/*
+	 * Where the call is refused (a sandbox, an emulator without it), the
+	 * block is read directly: it is code the kernel returns through, and
+	 * aligned as it is it lies in that code's page (execute-only memory,
+	 * which x86 has only through protection keys, would fault).
+	 */
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) !=
+	    (ssize_t)sizeof(mark)) {
+		if (errno != ENOSYS && errno != EPERM)
+			return NULL;
+		memcpy(mark, restorer, sizeof(mark));
+	}
+	if (memcmp(mark + 16, SK_TRAP_MARK, sizeof(SK_TRAP_MARK)))
+		return NULL;
+	memcpy(&version, mark + 32, sizeof(version));
+	memcpy(&rel, mark + 36, sizeof(rel));
+	p = (const struct sk_trap_peer *)((uintptr_t)restorer + 36 + rel);
+	if (version < 1 || p->version < 1 ||
+	    p->size < sizeof(struct sk_trap_peer))
+		return NULL;
+	return p;
+}
+
+/*
+ * The level of the entry of ours that @cur, another copy's entry, hands
+ * foreign traps to, through other copies' entries only; -1 if none.
+ */
+#define MAX_PEERS	16
+
+static int peer_level(const struct sigaction *cur)
+{
+	struct sk_trap_link at = { (void *)cur->sa_sigaction,
+				   cur->sa_flags & SA_RESTORER ?
+				   (void *)cur->sa_restorer : NULL }, to;
+	const struct sk_trap_peer *p;
+	int depth, k;
+
+	if (!(cur->sa_flags & SA_SIGINFO))
+		return -1;
+	for (depth = 0; depth < MAX_PEERS; depth++) {
+		p = trap_peer_of(at.restorer);
+		if (!p || !p->below(at.handler, &to))
+			return -1;
+		for (k = 0; k < NR_LEVELS; k++)
+			if ((void *)trap_entries[k] == to.handler)
+				return k;
+		at = to;
+	}
+	return -1;
+}
+
+/*
+ * SIGTRAP's disposition as the kernel holds it, restorer included (glibc
+ * reports it, musl does not), and our entry with our restorer.  Under
+ * ThreadSanitizer, whose runtime keeps the program's dispositions itself,
+ * through the C library: other copies are then not recognised.
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;		/* the kernel's sigset: 64 signals */
+};
+
+static int get_trap_action(struct sigaction *cur)
+{
+	struct k_sigaction k;
+
+	if (under_tsan())
+		return sigaction(SIGTRAP, NULL, cur);
+	if (syscall(SYS_rt_sigaction, SIGTRAP, NULL, &k, sizeof(k.mask)))
+		return -1;
+	memset(cur, 0, sizeof(*cur));
+	cur->sa_handler = (void (*)(int))k.handler;
+	cur->sa_flags = (int)k.flags;
+	cur->sa_restorer = (void (*)(void))k.restorer;
+	sigemptyset(&cur->sa_mask);
+	memcpy(&cur->sa_mask, &k.mask, sizeof(k.mask));
+	return 0;
+}
+
+static int set_trap_action(const struct sigaction *sa)
+{
+	struct k_sigaction k = { (void *)sa->sa_sigaction,
+				 (unsigned long)sa->sa_flags | SA_RESTORER,
+				 (void *)sk_trap_restorer, 0 };
+
+	if (under_tsan())
+		return sigaction(SIGTRAP, sa, NULL);
+	return syscall(SYS_rt_sigaction, SIGTRAP, &k, NULL, sizeof(k.mask));
+}
+
 /*
  * Make sure one of the library's entries is the handler installed.  Called
  * before the writes of every step: a program that replaced it (or reset
@@ -412,9 +618,11 @@ static int install_trap_handler(void)
 	struct sigaction sa, cur;
 	int k;
 
-	if (sigaction(SIGTRAP, NULL, &cur))
+	if (get_trap_action(&cur))
 		return -EACCES;
 	k = entry_level(&cur);
+	if (k < 0)	/* another copy's, which hands our traps to us */
+		k = peer_level(&cur);
 	if (k >= 0) {
 		nr_levels = k + 1;	/* what stood above went away */
 		return 0;
@@ -430,7 +638,7 @@ static int install_trap_handler(void)
 	sa.sa_sigaction = trap_entries[displace(&cur)];
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, NULL))
+	if (set_trap_action(&sa))
 		return -EACCES;
 	return 0;
 }
@@ -576,11 +784,55 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 						    MASK_BLOCKS_IT;
 }
 
+static bool shares_memory(pid_t pid);
+
 /*
- * Whether thread @tid keeps SIGTRAP blocked, by its own doing: 1 if it
- * does, 0 if not, -errno if its files could not be read.
+ * How a process outside the thread group that shares this memory stands
+ * (a clone(CLONE_VM) without CLONE_THREAD: see sharers_take_traps()), in
+ * the words of trap_mask(): MASK_BLOCKS_IT if a trap would kill it, as it
+ * blocks SIGTRAP or has no handler for it (SIG_DFL, SIG_IGN: its
+ * dispositions are its own, those it had when it was made); MASK_TAKES_IT
+ * if it has a handler (the library's, inherited, or the program's own).
+ * @dir is its /proc directory; its name goes in @name.
  */
-static int keeps_sigtrap_blocked(int task, const char *tid, char *name,
+static enum trap_mask sharer_mask(int unused, const char *dir, char *name,
+				  size_t len)
+{
+	const unsigned long long libc = 3ULL << 31;	/* signals 32, 33 */
+	const unsigned long long trap = 1ULL << (SIGTRAP - 1);
+	unsigned long long blk, cgt;
+	enum trap_mask m;
+	const char *p, *q;
+	char buf[2048];
+
+	(void)unused;
+	/* Looked at again: it may have called execve() or ended since. */
+	if (!shares_memory(atoi(dir + strlen("/proc/"))))
+		return MASK_GONE;
+	m = task_field(AT_FDCWD, dir, "status", "\nSigBlk:", buf, sizeof(buf),
+		       &p);
+	if (m != MASK_TAKES_IT)
+		return m;
+	q = strstr(p, "\nSigCgt:");
+	if (!q)
+		return MASK_GONE;
+	if (!strncmp(buf, "Name:\t", 6))
+		snprintf(name, len, "%.*s", (int)strcspn(buf + 6, "\n"), buf + 6);
+	blk = strtoull(p + 8, NULL, 16);
+	cgt = strtoull(q + 8, NULL, 16);
+	if (blk & libc)		/* inside glibc: vfork() for posix_spawn() */
+		return MASK_LIBC;
+	return (blk & trap) || !(cgt & trap) ? MASK_BLOCKS_IT : MASK_TAKES_IT;
+}
+
+/*
+ * Whether @tid (read by @mask) keeps SIGTRAP from reaching a handler, by
+ * its own doing: 1 if it does, 0 if not, -errno if its files could not be
+ * read.
+ */
+static int keeps_sigtrap_blocked(enum trap_mask (*mask)(int, const char *,
+							char *, size_t),
+				 int task, const char *tid, char *name,
 				 size_t len)
 {
 	const struct timespec ms = { 0, 1000000 };
@@ -588,7 +840,7 @@ static int keeps_sigtrap_blocked(int task, const char *tid, char *name,
 	int i;
 
 	for (i = 0; i < BLOCKED_TRIES; i++) {
-		switch (trap_mask(task, tid, name, len)) {
+		switch (mask(task, tid, name, len)) {
 		case MASK_TAKES_IT:
 		case MASK_SANITIZER:
 		case MASK_GONE:
@@ -635,12 +887,83 @@ static int thread_takes_traps(int task, const char *tid, pid_t self,
 			return 0;
 		trap_mask(task, tid, name, sizeof(name));	/* its name */
 	} else {
-		ret = keeps_sigtrap_blocked(task, tid, name, sizeof(name));
+		ret = keeps_sigtrap_blocked(trap_mask, task, tid, name,
+					    sizeof(name));
 		if (ret <= 0)
 			return ret < 0 ? cannot_look(ret, nr_sites) : 0;
 	}
 	sk_warn("thread %s (%s) blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (leave SIGTRAP unblocked in every thread: Documentation/static-keys.rst, rules for programs)",
 		tid, name, nr_sites);
+	return -EBUSY;
+}
+
+/*
+ * Processes that share this memory outside the thread group: made with
+ * clone(CLONE_VM) and without CLONE_THREAD (a raw clone(), vfork()).  They
+ * run the sites, but are in no /proc/self/task and have signal
+ * dispositions of their own, so the kernel's word decides: kcmp(KCMP_VM)
+ * says whether a process has this memory.  Looked for among the children
+ * of every thread and the parent; where the kernel says some task shares
+ * it (unshare(CLONE_VM) fails with EINVAL) and the process has no other
+ * thread, one not found there is still refused, unnamed.
+ */
+static bool shares_memory(pid_t pid)
+{
+	return pid > 0 && !syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0);
+}
+
+/* 0, -EBUSY if process @pid, which shares the memory, would die of a trap. */
+static int sharer_takes_traps(pid_t pid, size_t nr_sites)
+{
+	char dir[32], name[64] = "?";
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	ret = keeps_sigtrap_blocked(sharer_mask, -1, dir, name, sizeof(name));
+	if (ret <= 0)
+		return ret < 0 ? cannot_look(ret, nr_sites) : 0;
+	sk_warn("process %d (%s) shares this memory (clone(CLONE_VM) without CLONE_THREAD) but has no SIGTRAP handler or blocks SIGTRAP: it would be killed if it ran one of the %zu sites being changed while they hold INT3; nothing written, key unchanged (Documentation/static-keys.rst, rules for programs)",
+		(int)pid, name, nr_sites);
+	return -EBUSY;
+}
+
+/* The children of thread @tid: each one that shares the memory is looked at. */
+static int children_take_traps(int task, const char *tid, size_t nr_sites,
+			       int *sharers)
+{
+	char buf[4096];
+	const char *p;
+	char *end;
+	long pid;
+	int err = 0;
+
+	if (task_field(task, tid, "children", "", buf, sizeof(buf), &p) !=
+	    MASK_TAKES_IT)
+		return 0;	/* none, or no such file */
+	for (; !err && (pid = strtol(p, &end, 10)) > 0; p = end)
+		if (shares_memory(pid)) {
+			++*sharers;
+			err = sharer_takes_traps(pid, nr_sites);
+		}
+	return err;
+}
+
+/* After the threads: the parent, and a sharer the kernel knows of. */
+static int others_take_traps(int threads, int sharers, size_t nr_sites)
+{
+	pid_t parent = getppid();
+	int err;
+
+	if (shares_memory(parent)) {
+		sharers++;
+		err = sharer_takes_traps(parent, nr_sites);
+		if (err)
+			return err;
+	}
+	if (sharers || threads != 1 || !unshare(CLONE_VM) || errno != EINVAL)
+		return 0;
+	sk_warn("a process outside this thread group shares this memory (clone(CLONE_VM) without CLONE_THREAD), and it is neither a child nor the parent (or kcmp() cannot say): it would be killed if it ran one of the %zu sites being changed while they hold INT3 without a SIGTRAP handler; nothing written, key unchanged (Documentation/static-keys.rst, rules for programs)",
+		nr_sites);
 	return -EBUSY;
 }
 
@@ -653,8 +976,8 @@ static int thread_takes_traps(int task, const char *tid, pid_t self,
  */
 static int threads_take_traps(size_t nr_sites)
 {
+	int err = 0, threads = 0, sharers = 0;
 	struct dirent *e;
-	int err = 0;
 	pid_t self;
 	DIR *d;
 
@@ -670,12 +993,17 @@ static int threads_take_traps(size_t nr_sites)
 			     strerror(err));
 		return 0;
 	}
-	while (!err && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			err = thread_takes_traps(dirfd(d), e->d_name, self,
-						 nr_sites);
+	while (!err && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		threads++;
+		err = thread_takes_traps(dirfd(d), e->d_name, self, nr_sites);
+		if (!err)
+			err = children_take_traps(dirfd(d), e->d_name, nr_sites,
+						  &sharers);
+	}
 	closedir(d);
-	return err;
+	return err ? err : others_take_traps(threads, sharers, nr_sites);
 }
 
 /* ---- the protocol ---- */
