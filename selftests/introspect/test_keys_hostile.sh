@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# statickeys-keys against a process that works against it: a mapped object
+# deleted, its " (deleted)" name taken by a FIFO or by another file, forged
+# ELF files mapped executable.  The tool runs under timeout (a hang is a
+# failure, never a wait), must not crash, lists what the process really
+# maps (root: /proc/<pid>/map_files) and names each object it could not
+# read, with exit status 3.  As nobody against a process of nobody's (no
+# map_files there), the same cases are reported, not read by name.
+. "$srctree/selftests/lib/tap.sh"
+dir=$objtree/selftests/introspect
+tool=$objtree/tools/statickeys-keys
+corpus=$srctree/selftests/tools/elf-corpus
+tmp=$(mktemp -d)
+trap 'exec 3>&- 4<&-; rm -rf "$tmp"' EXIT
+forged="phoff-wraps shoff-wraps phnum-times-entsize-overflows section-offset-wraps section-size-huge segment-wraps elf32-shoff-wraps big-endian64-shoff-wraps"
+
+tap_plan 11
+
+if [ -n "${RUNNER:-}" ]; then
+	for i in $(seq 11); do
+		tap_skip "the tool reads a native process; under $RUNNER the target's /proc files are the emulator's" "hostile $i"
+	done
+	tap_exit
+fi
+
+# serve [AS...] PROG ARGS...: start PROG (its pid in $pid), wait for "ready".
+serve() {
+	rm -f "$tmp/in" "$tmp/out"
+	mkfifo "$tmp/in" "$tmp/out"
+	"$@" < "$tmp/in" > "$tmp/out" &
+	exec 3> "$tmp/in" 4< "$tmp/out"
+	read -r _ pid <&4
+}
+unserve() {
+	exec 3>&-
+	wait
+	exec 4<&-
+}
+# tool [AS...]: the tool on $pid under timeout: $rc, $tmp/tool, $tmp/err.
+tool() {
+	timeout 20 "$@" "$tool_bin" "$pid" > "$tmp/tool" 2> "$tmp/err"
+	rc=$?
+}
+tool_bin=$tool
+chmod 755 "$tmp"
+mkdir -m 777 "$tmp/n"
+lib=$tmp/lib
+mkdir -m 755 "$lib"
+so=$lib/libintro_dso.so
+
+# prepare HOW: the program with its libintro_dso.so from $lib, then HOW done
+# to the mapped file: deleted, fifo (a FIFO at "<name> (deleted)"), other
+# (another object there).
+prepare() {
+	rm -rf "$lib"/* "$tmp/n/self"
+	cp "$dir/libintro_dso.so" "$so"
+	chmod 644 "$so"
+	serve "${as[@]}" env LD_LIBRARY_PATH="$lib" "$dir/test_introspect" --serve "$tmp/n/self"
+	grep -q " $so\$" "/proc/$pid/maps" || echo "# $so is not mapped"
+	[ "$1" = none ] && return
+	# A link elsewhere keeps the mapped file, for the symbolic link.
+	ln "$so" "$lib/keep"
+	rm -f "$so"
+	case $1 in
+	fifo)    mkfifo "$so (deleted)" ;;
+	other)   cp "$dir/libintro_late.so" "$so (deleted)" ;;
+	symlink) ln -s keep "$so (deleted)" ;;
+	esac
+}
+
+if [ "$SK_JUMP_LABEL" != y ]; then
+	for i in $(seq 11); do
+		tap_skip "CONFIG_JUMP_LABEL=n: no object has a table to read" "hostile $i"
+	done
+	tap_exit
+fi
+
+# ---- as the caller (root here: map_files) ----
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+	for how in deleted fifo other; do
+		prepare $how
+		tool
+		unserve
+		[ $rc -eq 0 ] && grep -q "^key .* intro_dso_key dynsym $so (deleted) FALSE count 2 on sites 2\$" "$tmp/tool"
+		tap_ok $? "root, mapped object $how: read through map_files, its keys listed, exit 0 (exit $rc$([ $rc -eq 124 ] && echo ': hung'))"
+		[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+	done
+else
+	for how in deleted fifo other; do
+		tap_skip "not root: /proc/<pid>/map_files needs CAP_SYS_ADMIN (the unprivileged cases below)" "root, $how"
+	done
+fi
+
+serve "$dir/map_hold" $(for f in $forged; do echo "$corpus/$f"; done)
+tool
+unserve
+ok=0
+for f in $forged; do
+	grep -q "^statickeys-keys: $corpus/$f: not read: " "$tmp/err" || { ok=1; echo "# $f not named"; }
+done
+[ $rc -eq 3 ] && [ $ok -eq 0 ] && grep -q "incomplete: 8 objects not read" "$tmp/err"
+tap_ok $? "forged ELF files mapped: no crash, each named with its reason, exit 3 (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+
+# The well-formed corpus files hold a table outside any mapping of theirs.
+serve "$dir/map_hold" "$corpus/good64" "$corpus/jump-table-odd-size" "$corpus/good32"
+tool
+unserve
+[ $rc -eq 3 ] && grep -q "good64: not read: its __jump_table (0x20 bytes at .*) is not a table of whole entries inside the object's mappings" "$tmp/err" &&
+	grep -q "jump-table-odd-size: not read: its __jump_table (0xd bytes" "$tmp/err" &&
+	grep -q "good32: not read: an ELF file of another machine or class" "$tmp/err"
+tap_ok $? "a table that points outside its object, one of part entries, another class: named (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+
+# ---- as nobody, a process of nobody's: no map_files ----
+why=
+if [ "$(id -u)" -ne 0 ]; then
+	why="not root: cannot switch to another user"
+elif ! id nobody > /dev/null 2>&1 || ! command -v setpriv > /dev/null; then
+	why="no user nobody or no setpriv"
+else
+	as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	cp "$tool" "$tmp/statickeys-keys"
+	tool_bin=$tmp/statickeys-keys
+	"${as[@]}" test -x "$dir/test_introspect" -a -r "$dir/libintro_dso.so" -a -r "$objtree/libstatickeys.so" ||
+		why="nobody cannot read the build directory $objtree"
+fi
+if [ -n "$why" ]; then
+	for i in $(seq 6); do
+		tap_skip "$why" "as nobody $i"
+	done
+	tap_exit
+fi
+
+prepare none
+tool "${as[@]}"
+unserve
+[ $rc -eq 0 ] && grep -q "^key .* intro_dso_key dynsym $so " "$tmp/tool"
+tap_ok $? "nobody, object in place: listed (the name leads to it; exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+
+# The mapped file out of reach by name: named with the reason, the rest
+# listed, exit 3.
+for how in deleted fifo other symlink; do
+	prepare $how
+	tool "${as[@]}"
+	unserve
+	case $how in
+	deleted) want="deleted after it was mapped (reading a deleted file takes /proc/<pid>/map_files: CAP_SYS_ADMIN)" ;;
+	*)       want="deleted after it was mapped: the name leads to another file now" ;;
+	esac
+	[ $rc -eq 3 ] && grep -qF "statickeys-keys: $so (deleted): not read: $want" "$tmp/err" &&
+		grep -q '^key .* k_exe symtab ' "$tmp/tool" &&
+		! grep -q ' intro_dso_key ' "$tmp/tool"
+	tap_ok $? "nobody, mapped object $how: named, not read by name, the rest listed, exit 3 (exit $rc$([ $rc -eq 124 ] && echo ': hung'))"
+	[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+done
+
+serve "${as[@]}" "$dir/map_hold" $(for f in $forged; do echo "$corpus/$f"; done)
+tool "${as[@]}"
+unserve
+[ $rc -eq 3 ] && grep -q "incomplete: 8 objects not read" "$tmp/err"
+tap_ok $? "nobody, forged ELF files mapped: no crash, each named, exit 3 (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+tap_exit
