@@ -69,16 +69,17 @@ prepare() {
 	esac
 }
 
-if [ "$SK_JUMP_LABEL" != y ]; then
-	for i in $(seq 11); do
-		tap_skip "CONFIG_JUMP_LABEL=n: no object has a table to read" "hostile $i"
-	done
-	tap_exit
-fi
+# The cases of a keyed object need its sites; the forged files do not.
+jl_why=
+[ "$SK_JUMP_LABEL" = y ] || jl_why="CONFIG_JUMP_LABEL=n: the object has no table to list keys by"
 
 # ---- as the caller (root here: map_files) ----
 as=()
-if [ "$(id -u)" -eq 0 ]; then
+if [ -n "$jl_why" ]; then
+	for how in deleted fifo other; do
+		tap_skip "$jl_why" "root, $how"
+	done
+elif [ "$(id -u)" -eq 0 ]; then
 	for how in deleted fifo other; do
 		prepare $how
 		tool
@@ -134,6 +135,20 @@ if [ -n "$why" ]; then
 	tap_exit
 fi
 
+serve "${as[@]}" "$dir/map_hold" $(for f in $forged; do echo "$corpus/$f"; done)
+tool "${as[@]}"
+unserve
+[ $rc -eq 3 ] && grep -q "incomplete: 8 objects not read" "$tmp/err"
+tap_ok $? "nobody, forged ELF files mapped: no crash, each named, exit 3 (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+
+if [ -n "$jl_why" ]; then
+	for i in $(seq 5); do
+		tap_skip "$jl_why" "as nobody, keyed object $i"
+	done
+	tap_exit
+fi
+
 prepare none
 tool "${as[@]}"
 unserve
@@ -157,11 +172,4 @@ for how in deleted fifo other symlink; do
 	tap_ok $? "nobody, mapped object $how: named, not read by name, the rest listed, exit 3 (exit $rc$([ $rc -eq 124 ] && echo ': hung'))"
 	[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 done
-
-serve "${as[@]}" "$dir/map_hold" $(for f in $forged; do echo "$corpus/$f"; done)
-tool "${as[@]}"
-unserve
-[ $rc -eq 3 ] && grep -q "incomplete: 8 objects not read" "$tmp/err"
-tap_ok $? "nobody, forged ELF files mapped: no crash, each named, exit 3 (exit $rc)"
-[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 tap_exit
