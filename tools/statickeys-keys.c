@@ -698,7 +698,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
-	qsort(recs, n, sizeof(*recs), rec_cmp);
+	if (n)
+		qsort(recs, n, sizeof(*recs), rec_cmp);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && recs[j].key == recs[i].key; j++)
 			;
