@@ -289,9 +289,12 @@ static int open_name(const char *name)
  * A descriptor of exactly the file @o maps, opened O_PATH: through
  * /proc/<pid>/map_files (the mapping's own file, deleted or not; needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else by name if the name still
- * leads to it.  -1 after saying why not.
+ * leads to it: the same inode and device.  btrfs (a device per subvolume)
+ * and overlayfs give stat() another device than the maps line: with the
+ * inode alone, *@unsure asks obj_open() to compare the bytes too.  -1
+ * after saying why not.
  */
-static int open_mapped(struct obj *o, struct stat *st)
+static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 {
 	const struct map *m = &maps[o->low];
 	bool deleted = ends_with(o->name, " (deleted)");
@@ -326,8 +329,7 @@ static int open_mapped(struct obj *o, struct stat *st)
 			left_out(o, "%s", strerror(err));
 		return -1;
 	}
-	if (fstat(fd, st) || st->st_ino != o->ino ||
-	    major(st->st_dev) != o->major || minor(st->st_dev) != o->minor) {
+	if (fstat(fd, st) || st->st_ino != o->ino) {
 		left_out(o, "%s after it was mapped: the name leads to another file now (device %x:%x inode %llu, the mapping's %x:%x inode %llu; the mapped file itself takes /proc/<pid>/map_files: CAP_SYS_ADMIN)",
 			 deleted ? "deleted" : "replaced",
 			 major(st->st_dev), minor(st->st_dev),
@@ -336,7 +338,25 @@ static int open_mapped(struct obj *o, struct stat *st)
 		close(fd);
 		return -1;
 	}
+	*unsure = major(st->st_dev) != o->major || minor(st->st_dev) != o->minor;
 	return fd;
+}
+
+/*
+ * The start of @o's lowest mapping, as the process has it and as the file
+ * opened has it, agree: the ELF header and program headers, which nothing
+ * writes (a site could lie further on in a program's only segment).
+ */
+static bool same_start(const struct obj *o)
+{
+	const struct map *m = &maps[o->low];
+	unsigned char a[1024], b[1024];
+	size_t len = sizeof(a);
+
+	if (m->end - m->start < len)
+		len = m->end - m->start;
+	return pread(o->fd, a, len, (off_t)m->offset) == (ssize_t)len &&
+	       read_mem(m->start, b, len) && !memcmp(a, b, len);
 }
 
 /*
@@ -349,11 +369,12 @@ static void obj_open(struct obj *o)
 {
 	struct statfs sfs;
 	struct stat st, st2;
+	bool unsure = false;
 	char path[64];
 	int pfd;
 
 	o->state = OBJ_SKIPPED;
-	pfd = open_mapped(o, &st);
+	pfd = open_mapped(o, &st, &unsure);
 	if (pfd < 0)
 		return;
 	if (!S_ISREG(st.st_mode)) {
@@ -374,6 +395,11 @@ static void obj_open(struct obj *o)
 	    st2.st_dev != st.st_dev) {
 		left_out(o, "cannot open it: %s", o->fd < 0 ? strerror(errno)
 							   : "changed while opened");
+		return;
+	}
+	if (unsure && !same_start(o)) {
+		left_out(o, "replaced after it was mapped: the name leads to a file of the same inode on device %x:%x, not %x:%x, whose first bytes are not those mapped (the mapped file itself takes /proc/<pid>/map_files: CAP_SYS_ADMIN)",
+			 major(st.st_dev), minor(st.st_dev), o->major, o->minor);
 		return;
 	}
 	o->state = OBJ_READ;

@@ -12,13 +12,14 @@ dir=$objtree/selftests/introspect
 tool=$objtree/tools/statickeys-keys
 corpus=$srctree/selftests/tools/elf-corpus
 tmp=$(mktemp -d)
-trap 'exec 3>&- 4<&-; rm -rf "$tmp"' EXIT
+bt=$tmp/btrfs
+trap 'exec 3>&- 4<&-; umount "$bt/B" "$bt" 2>/dev/null; rm -rf "$tmp"' EXIT
 forged="phoff-wraps shoff-wraps phnum-times-entsize-overflows section-offset-wraps section-size-huge segment-wraps elf32-shoff-wraps big-endian64-shoff-wraps"
 
-tap_plan 11
+tap_plan 13
 
 if [ -n "${RUNNER:-}" ]; then
-	for i in $(seq 11); do
+	for i in $(seq 13); do
 		tap_skip "the tool reads a native process; under $RUNNER the target's /proc files are the emulator's" "hostile $i"
 	done
 	tap_exit
@@ -129,7 +130,7 @@ else
 		why="nobody cannot read the build directory $objtree"
 fi
 if [ -n "$why" ]; then
-	for i in $(seq 6); do
+	for i in $(seq 8); do
 		tap_skip "$why" "as nobody $i"
 	done
 	tap_exit
@@ -143,7 +144,7 @@ tap_ok $? "nobody, forged ELF files mapped: no crash, each named, exit 3 (exit $
 [ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 
 if [ -n "$jl_why" ]; then
-	for i in $(seq 5); do
+	for i in $(seq 7); do
 		tap_skip "$jl_why" "as nobody, keyed object $i"
 	done
 	tap_exit
@@ -172,4 +173,46 @@ for how in deleted fifo other symlink; do
 	tap_ok $? "nobody, mapped object $how: named, not read by name, the rest listed, exit 3 (exit $rc$([ $rc -eq 124 ] && echo ': hung'))"
 	[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 done
+
+# btrfs: stat() gives each subvolume a device of its own, not the maps
+# line's, and inode numbers repeat across subvolumes.  A file in place is
+# still read (same inode, same first bytes); a bind mount over its folder
+# with another file of the same inode number there is named.
+why=
+if ! command -v mkfs.btrfs > /dev/null || ! grep -qw btrfs /proc/filesystems; then
+	why="no btrfs here (mkfs.btrfs, the kernel's btrfs): scripts/install-deps check"
+else
+	truncate -s 128M "$tmp/btrfs.img"
+	mkdir -p "$bt"
+	if ! mkfs.btrfs -q "$tmp/btrfs.img" > /dev/null 2>&1 ||
+	   ! mount -o loop "$tmp/btrfs.img" "$bt" 2> "$tmp/err"; then
+		why="cannot mount a btrfs image here: $(head -n 1 "$tmp/err")"
+	fi
+fi
+if [ -n "$why" ]; then
+	tap_skip "$why" "nobody, btrfs, in place"
+	tap_skip "$why" "nobody, btrfs, another file of the same inode"
+	tap_exit
+fi
+chmod 755 "$bt"
+btrfs subvolume create "$bt/A" > /dev/null && btrfs subvolume create "$bt/C" > /dev/null
+# The same steps in each subvolume give the same inode numbers.
+mkdir -p "$bt/A/B" "$bt/C/D"
+cp "$dir/libintro_dso.so" "$bt/A/B/"
+cp "$dir/libintro_late.so" "$bt/C/libintro_dso.so"
+[ "$(stat -c %i "$bt/A/B/libintro_dso.so")" = "$(stat -c %i "$bt/C/libintro_dso.so")" ] ||
+	echo "# the two files' inode numbers differ: the second check tests less"
+chmod -R a+rX "$bt"
+serve "${as[@]}" env LD_LIBRARY_PATH="$bt/A/B" "$dir/test_introspect" --serve "$tmp/n/self2"
+tool "${as[@]}"
+[ $rc -eq 0 ] && grep -q "^key .* intro_dso_key dynsym $bt/A/B/libintro_dso.so " "$tmp/tool"
+tap_ok $? "nobody, btrfs (stat's device $(stat -c %D "$bt/A/B/libintro_dso.so"), the maps line's another): in place, read (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
+mount --bind "$bt/C" "$bt/A/B"
+tool "${as[@]}"
+unserve
+umount "$bt/A/B"
+[ $rc -eq 3 ] && grep -q "^statickeys-keys: $bt/A/B/libintro_dso.so: not read: replaced after it was mapped: the name leads to a file of the same inode" "$tmp/err"
+tap_ok $? "nobody, btrfs, another file of the same inode at the name (a bind mount): named, exit 3 (exit $rc)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 tap_exit
