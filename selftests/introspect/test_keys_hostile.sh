@@ -25,19 +25,8 @@ if [ -n "${RUNNER:-}" ]; then
 	tap_exit
 fi
 
-# serve [AS...] PROG ARGS...: start PROG (its pid in $pid), wait for "ready".
-serve() {
-	rm -f "$tmp/in" "$tmp/out"
-	mkfifo "$tmp/in" "$tmp/out"
-	"$@" < "$tmp/in" > "$tmp/out" &
-	exec 3> "$tmp/in" 4< "$tmp/out"
-	read -r _ pid <&4
-}
-unserve() {
-	exec 3>&-
-	wait
-	exec 4<&-
-}
+# serve PROG ARGS... / unserve: the process statickeys-keys reads.
+. "$srctree/selftests/introspect/serve.sh"
 # tool [AS...]: the tool on $pid under timeout: $rc, $tmp/tool, $tmp/err.
 tool() {
 	timeout 20 "$@" "$tool_bin" "$pid" > "$tmp/tool" 2> "$tmp/err"
