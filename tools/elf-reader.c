@@ -270,8 +270,11 @@ static int read_secs(struct elfr *e, const struct ehdr *h)
 	if (h->shstrndx == SHN_UNDEF || h->shstrndx >= e->nr_secs)
 		return ELFR_SHSTRTAB;
 	str = &e->secs[h->shstrndx];
-	if (str->type != SHT_STRTAB || str->size >= SIZE_MAX)
+	if (str->type != SHT_STRTAB)
 		return ELFR_SHSTRTAB;
+	/* Section names, copied whole: a sparse file must not ask for GiBs. */
+	if (str->size > ELFR_MAX_SHSTRTAB)
+		return ELFR_TOO_BIG;
 	e->shstrtab = malloc((size_t)str->size + 1);
 	if (!e->shstrtab)
 		return ELFR_NOMEM;

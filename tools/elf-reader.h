@@ -69,7 +69,8 @@ enum elfr_error {
 	ELFR_NR_ERRORS
 };
 
-#define ELFR_MAX_HEADERS	(1U << 20)
+#define ELFR_MAX_HEADERS	(1U << 20)	/* sections, or segments */
+#define ELFR_MAX_SHSTRTAB	(16U << 20)	/* bytes of section names */
 
 /*
  * elfr_open() - read and check the ELF, program and section headers of

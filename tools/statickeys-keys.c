@@ -313,6 +313,10 @@ static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 		return -1;
 	}
 	denied = errno;
+	if (denied == ENOENT) {
+		left_out(o, "unmapped while being read");
+		return -1;
+	}
 	if (denied != EPERM && denied != EACCES) {
 		left_out(o, "%s: %s", path, strerror(denied));
 		return -1;
