@@ -408,7 +408,7 @@ help:
 	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
 	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
 	@echo '                bench-kstack, bench-cocci'
-	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge'
+	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge, fuzz-check [FUZZRUNS=20000]'
 	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
 	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
 	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'

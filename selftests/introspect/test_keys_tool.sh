@@ -12,20 +12,8 @@ tool=$objtree/tools/statickeys-keys
 tmp=$(mktemp -d)
 trap 'exec 3>&- 4<&-; rm -rf "$tmp"' EXIT
 
-# serve PROG ARGS...: start PROG --serve (its table in $tmp/self), wait
-# until it has printed it; $pid is its process.  unserve ends it.
-serve() {
-	rm -f "$tmp/in" "$tmp/out"
-	mkfifo "$tmp/in" "$tmp/out"
-	${RUNNER:-} "$@" < "$tmp/in" > "$tmp/out" &
-	exec 3> "$tmp/in" 4< "$tmp/out"
-	read -r _ pid <&4
-}
-unserve() {
-	exec 3>&-
-	wait
-	exec 4<&-
-}
+# serve PROG ARGS... / unserve: the process statickeys-keys reads.
+. "$srctree/selftests/introspect/serve.sh"
 
 tap_plan 9
 
