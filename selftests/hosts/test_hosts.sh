@@ -12,7 +12,7 @@ dir=$objtree/selftests/hosts
 host=$dir/host
 : "${READELF:=readelf}"
 
-tap_plan 10
+tap_plan 11
 
 # Initial-exec TLS shows as the STATIC_TLS flag and as TPOFF/TPREL relocations
 # (DTPOFF/DTPREL are the dynamic models' offsets within the module's block).
@@ -41,6 +41,22 @@ for so in libhost_shared.so libhost_static.so; do
 		tap_ok $st "a host without the library: $how($so), a key changed and its site run ($out)"
 	done
 done
+
+# Two copies of the library in one process (dlopen() and dlmopen() of the
+# same plugin): neither stacks the other's SIGTRAP handler nor says so.
+if [ -n "${SANITIZE:-}" ]; then
+	tap_skip "a sanitizer's runtime does not load twice (a new namespace)" \
+		"two copies of the library, dlopen() and dlmopen()"
+else
+	out=$(${RUNNER:-} "$host" twins "$dir/libhost_shared.so" 2>&1)
+	st=$?
+	if [ $st -eq 77 ]; then
+		tap_skip "$out" "two copies of the library, dlopen() and dlmopen()"
+	else
+		[ $st -eq 0 ] && ! echo "$out" | grep -q 'statickeys:'
+		tap_ok $? "two copies of the library, dlopen() and dlmopen() of one plugin, 100 changes each: all worked, nothing said ($(echo "$out" | tail -n 1))"
+	fi
+fi
 
 if [ -n "${RUNNER:-}" ] || [ "$SK_LIBC" != glibc ] || [ -n "${SANITIZE:-}" ] ||
    ! command -v python3 > /dev/null; then
