@@ -968,6 +968,34 @@ static int others_take_traps(int threads, int sharers, size_t nr_sites)
 }
 
 /*
+ * Whether the program runs under a user-mode emulator (qemu-i386,
+ * qemu-x86_64): the kernel's threads are then the emulator's, not the
+ * program's.  Besides one host thread per program thread, qemu keeps a
+ * helper of its own that blocks nearly every signal and never runs the
+ * program's code; and a program thread's mask is the emulator's
+ * bookkeeping, which its host SigBlk shows only as qemu last copied it.
+ * qemu answers /proc/self/exe with the program, while the per-thread link
+ * the kernel keeps (/proc/self/task/<tid>/exe) names the emulator itself:
+ * the two differ only under emulation.  Found out once.
+ */
+static bool emulated(int task, pid_t self)
+{
+	static int ret = -1;
+	char a[256], b[256], tid[16];
+	ssize_t n, m;
+
+	if (ret >= 0)
+		return ret;
+	snprintf(tid, sizeof(tid), "%d/exe", (int)self);
+	n = readlink("/proc/self/exe", a, sizeof(a));
+	m = readlinkat(task, tid, b, sizeof(b));
+	if (n <= 0 || m <= 0)
+		return false;	/* not known: looked at again next time */
+	ret = n != m || memcmp(a, b, n);
+	return ret;
+}
+
+/*
  * 0 if every thread of the process can take the update's traps.  A probe
  * of a write method is passed over: only the prober runs the probe site,
  * after the update.  A process without a readable /proc cannot be looked
@@ -993,10 +1021,17 @@ static int threads_take_traps(size_t nr_sites)
 			     strerror(err));
 		return 0;
 	}
+	/*
+	 * Under an emulator only the caller's own mask can be known (the
+	 * emulator keeps it): the other threads are not looked at, as on
+	 * the architectures whose updates write no trap.
+	 */
 	while (!err && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		threads++;
+		if (atoi(e->d_name) != self && emulated(dirfd(d), self))
+			continue;
 		err = thread_takes_traps(dirfd(d), e->d_name, self, nr_sites);
 		if (!err)
 			err = children_take_traps(dirfd(d), e->d_name, nr_sites,
