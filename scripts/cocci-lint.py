@@ -190,8 +190,7 @@ def lint(srcs, kconfig_types):
 		for m in TEST.finditer(s.code):
 			ds = defs_of(s, m.start(), m.group(2))
 			vals = {d.value for d in ds}
-			if len(vals) != 1 or isinstance(next(iter(vals)), str) or \
-			   any(d.conds for d in ds):
+			if len(vals) != 1 or isinstance(next(iter(vals)), str):
 				continue
 			value = vals.pop()
 			if (m.group(1) == 'likely') == value or has_comment(s, m.start()):

@@ -746,9 +746,15 @@ def report(opts):
 	return out
 
 
+# --with-cold: patch mode converts cold options too (a whole-system
+# test of the conversion wants options it can boot with).
+WITH_COLD = [False]
+
+
 def convertible(o):
 	"""A candidate patch mode converts."""
-	return not o.refusals and not o.noparam and not o.early and o.heat and o.heat[0]
+	return not o.refusals and not o.noparam and not o.early and o.heat is not None \
+		and (o.heat[0] or WITH_COLD[0])
 
 
 def wrap(lines, i):
