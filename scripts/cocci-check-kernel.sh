@@ -31,7 +31,7 @@ export GIT_CEILING_DIRECTORIES=$out
 cc="python3 $srctree/scripts/coccicheck --jobs $J"
 objs="mm/slub.o mm/slab_common.o"
 n=0 failed=0
-plan=$((14 + 2 * 7 + 2 + 2 * 2))
+plan=$((15 + 2 * 7 + 2 + 2 * 2))
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -72,6 +72,16 @@ diff -u <(awk '{print $2}' "$out/crosscheck" | sort -u) \
 	<(sed 's/^[^ ]* \([A-Za-z0-9_]*\):.*/\1/' "$out/report" | sort -u) \
 	>"$out/diff" 2>&1
 ok $? "the report names the same keys as the text scan" "$out/diff"
+
+# MODE=lint over the whole tree: the figures of Documentation/coccinelle.rst
+# (131 layouts against the key's state without a comment, nothing else).
+$cc --mode lint "$src" >"$out/lint" 2>"$out/lint.err"
+rc=$?
+note "MODE=lint: $(wc -l <"$out/lint") findings"
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$out/lint")" -eq 131 ] &&
+	[ "$(grep -c ': static_branch_likely() on a FALSE key ' "$out/lint")" -eq 119 ] &&
+	[ "$(grep -c ': static_branch_unlikely() on a TRUE key ' "$out/lint")" -eq 12 ]
+ok $? "MODE=lint: 119 likely() on FALSE keys, 12 unlikely() on TRUE keys, nothing else (exit $rc)" "$out/lint"
 
 s=$(date +%s)
 $cc --mode patch "$src" >"$out/full.patch" 2>"$out/patch.err"
