@@ -352,6 +352,8 @@ def classify_uses(o, srcs, all_handlers):
 				o.refusals.append('an exported symbol (%s): modules read '
 						  'it as a %s' % (where, o.type))
 				continue
+			if re.search(r'\bMODULE_PARM_DESC\s*\(\s*$', before):
+				continue	# its description
 			if re.search(r'\bmodule_param\w*\s*\((?:\s*\w+\s*,)?\s*$', before):
 				o.refusals.append('set by module_param() (%s)' % where)
 				continue
@@ -498,8 +500,15 @@ def error_path(s, f, off):
 				break
 			depth -= 1
 	if b > f[1]:
-		m = ERR_STMT.search(code, off, close(code, b))
-		if m:
+		for m in ERR_STMT.finditer(code, off, close(code, b)):
+			# Only a statement the block always reaches: at its top
+			# level, not the body of an if or else without braces.
+			inner = code[b + 1:m.start()]
+			if inner.count('{') != inner.count('}'):
+				continue
+			prev = inner.rstrip()
+			if prev.endswith(')') or re.search(r'\belse$', prev):
+				continue
 			what = m.group(0).split('(')[0].strip()
 			return 'before %s' % ('%s()' % what if what in ('panic', 'BUG')
 					      else re.sub(r'\s+', ' ', what))
