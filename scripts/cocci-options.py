@@ -177,6 +177,9 @@ class Option:
 		self.uses = []			# (src, off, what)
 		self.externs = []		# (src, start, end)
 		self.ro = False
+		self.early = []			# early_param() words, outside EARLY_KEYS_ARCHES
+		self.noparam = False		# chosen by Kconfig, set by no parameter
+		self.heat = None		# (hot reads, cold reads), see heat()
 
 
 DECL = re.compile(r'^[ \t]*(static\s+)?(?:const\s+)?(' + TYPES + r')\s+(\w+)\s*'
@@ -254,8 +257,7 @@ def find_options(srcs):
 				f = [x for x in s.funcs if x[0] == fn]
 				if f and rx.search(s.code, f[0][1], f[0][2]):
 					sets.append((s, f[0], macro, param))
-			if not sets and name not in cores:
-				continue
+			noparam = not sets and name not in cores
 			d0 = ds[0]
 			o = Option(name, s, d0['m'].start(3), d0['m'].end(), 'array'
 				   if any(d['array'] for d in ds) else 'var')
@@ -264,6 +266,7 @@ def find_options(srcs):
 			o.handlers = sets
 			o.ro = '__ro_after_init' in d0['attrs']
 			o.decls = ds
+			o.noparam = noparam
 			if name in cores:
 				o.refusals.append('address taken: core_param(%s) writes it '
 						  'through its address' % cores[name].group(1))
@@ -276,13 +279,13 @@ def find_options(srcs):
 				f = [x for x in s.funcs if x[0] == fn]
 				if f and rx.search(s.code, f[0][1], f[0][2]):
 					sets.append((s, f[0], macro, param))
-			if sets:
-				o = Option(key, s, off, off, 'field')
-				o.handlers = sets
-				o.refusals.append('a struct field: a key cannot be a member '
-						  'of %s' % var)
-				o.static = True
-				opts[(s.path, key)] = o
+			o = Option(key, s, off, off, 'field')
+			o.handlers = sets
+			o.noparam = not sets
+			o.refusals.append('a struct field: a key cannot be a member '
+					  'of %s' % var)
+			o.static = True
+			opts[(s.path, key)] = o
 	return opts
 
 
@@ -332,7 +335,7 @@ def classify_uses(o, srcs, all_handlers):
 	rx = re.compile(r'(?<![\w.>$])%s\b' % re.escape(o.name))
 	handler_funcs = {(h[0].path, h[1][1]) for h in o.handlers}
 	decl_spans = {(o.src.path, d['m'].start(), d['m'].end()) for d in o.decls}
-	for s in (srcs if not o.static else [o.src]):
+	for s in (srcs if not o.static and not o.noparam else [o.src]):
 		for m in rx.finditer(s.code):
 			off = m.start()
 			if any(p == s.path and a <= off < b for p, a, b in decl_spans):
@@ -348,6 +351,11 @@ def classify_uses(o, srcs, all_handlers):
 			if re.search(r'\bEXPORT_SYMBOL\w*\s*\(\s*$', before):
 				o.refusals.append('an exported symbol (%s): modules read '
 						  'it as a %s' % (where, o.type))
+				continue
+			if re.search(r'\bMODULE_PARM_DESC\s*\(\s*$', before):
+				continue	# its description
+			if re.search(r'\bmodule_param\w*\s*\((?:\s*\w+\s*,)?\s*$', before):
+				o.refusals.append('set by module_param() (%s)' % where)
 				continue
 			if re.search(r'\bcore_param\s*\(\s*\w+\s*,\s*$', before) or \
 			   re.search(r'\b(?:early_param|__setup)\b', s.code[
@@ -398,10 +406,8 @@ def check_handlers(o):
 	for s, f, macro, param in o.handlers:
 		if macro == 'early_param' and not re.match(
 				r'arch/(?:%s)/' % '|'.join(EARLY_KEYS_ARCHES), s.path):
-			o.refusals.append(
-				'read before keys may change: early_param(%s) in %s; arm, '
-				'mips and others parse early parameters before '
-				'jump_label_init(), where a key cannot change' % (param, s.path))
+			# Not a refusal: the init_on_alloc form (report()).
+			o.early.append(param)
 	for s, off, what in o.uses:
 		if what == 'kstrtobool':
 			f = s.func_at(off)
@@ -423,6 +429,211 @@ def check_handlers(o):
 		o.refusals.append('an array: a key cannot be indexed')
 	elif o.impure:
 		o.refusals.append(o.impure)
+
+
+# Hot or cold: a key pays off only where its test runs often; a key on
+# a path that runs once, or only when something already failed, is churn.
+HOT_CALLS = 8		# call sites that make a function "called often"
+BIG_GREP = 200		# files naming a function that make it so at once
+COLD_ATTR = re.compile(r'\b__(?:init|exit)\b')
+SYSCALL = re.compile(r'^(?:COMPAT_)?SYSCALL_DEFINE\d$')
+LOOP = re.compile(r'\b(?:for|while|\w*for_each\w*)\s*\(|\bdo\s*\{')
+# What, after the read in its block, says the block handles an error.
+ERR_STMT = re.compile(r'\b(?:panic|BUG)\s*\(|\breturn\s+(?:-E[A-Z0-9]+\b|ERR_PTR\s*\(|'
+		      r'[A-Z_]*ERR[A-Z_]*\b)|\bgoto\s+\w*(?:err|fail|bad|abort)\w*')
+LABEL = re.compile(r'^[ \t]*([A-Za-z_]\w*)[ \t]*:(?!:)', re.M)
+ERR_LABEL = re.compile(r'(?:err|fail|bad|abort)', re.I)
+
+
+def close(code, at):
+	"""Offset just past the bracket that closes the one at at."""
+	o, c = code[at], {'(': ')', '{': '}', '[': ']'}[code[at]]
+	depth = 0
+	for i in range(at, len(code)):
+		if code[i] == o:
+			depth += 1
+		elif code[i] == c:
+			depth -= 1
+			if depth == 0:
+				return i + 1
+	return len(code)
+
+
+def in_loop(s, f, off):
+	"""Whether off is in the body of a loop of function f."""
+	code = s.code
+	for m in LOOP.finditer(code, f[1], f[2]):
+		if m.start() > off:
+			break
+		if m.group(0).startswith('do'):
+			a = m.end() - 1
+		else:
+			a = close(code, m.end() - 1)
+			while a < f[2] and code[a].isspace():
+				a += 1
+			if code[a] == ';':
+				continue	# the while of a do-while, an empty loop
+		e = close(code, a) if code[a] == '{' else code.find(';', a) + 1
+		if a <= off < e:
+			return True
+	return False
+
+
+def cold_func(s, f):
+	"""__init or __exit in the head of function f."""
+	k = max(s.code.rfind(';', 0, f[3]), s.code.rfind('}', 0, f[3]))
+	return bool(COLD_ATTR.search(s.code, k + 1, f[1]))
+
+
+def error_path(s, f, off):
+	"""Why the read at off is on an error path, or None: its block (not
+	the function body) goes on to panic(), an error return or a goto to
+	an error label, or it comes after such a label."""
+	code = s.code
+	depth, b = 0, off
+	while b > f[1]:
+		b -= 1
+		if code[b] == '}':
+			depth += 1
+		elif code[b] == '{':
+			if depth == 0:
+				break
+			depth -= 1
+	if b > f[1]:
+		for m in ERR_STMT.finditer(code, off, close(code, b)):
+			# Only a statement the block always reaches: at its top
+			# level, not the body of an if or else without braces.
+			inner = code[b + 1:m.start()]
+			if inner.count('{') != inner.count('}'):
+				continue
+			prev = inner.rstrip()
+			if prev.endswith(')') or re.search(r'\belse$', prev):
+				continue
+			what = m.group(0).split('(')[0].strip()
+			return 'before %s' % ('%s()' % what if what in ('panic', 'BUG')
+					      else re.sub(r'\s+', ' ', what))
+	labels = [m for m in LABEL.finditer(code, f[1], off)
+		  if m.group(1) not in ('default', 'case')]
+	if labels and ERR_LABEL.search(labels[-1].group(1)):
+		return 'after the label %s:' % labels[-1].group(1)
+	return None
+
+
+class Calls:
+	"""Call sites of functions over the tree, grepped in batches."""
+
+	def __init__(self, top, files, srcs):
+		self.top, self.files, self.srcs = top, files, srcs
+		self.sites = {}		# (file or None, name) -> [(src, off)] or None
+
+	def fetch(self, keys):
+		"""keys: (path of a static function, or None, name)."""
+		need = sorted({n for p, n in keys if p is None and (p, n) not in self.sites})
+		where = {}
+		for i in range(0, len(need), 200):
+			args = ['-owF']
+			for n in need[i:i + 200]:
+				args += ['-e', n]
+			for f, n in grep_names(self.top, self.files, args):
+				where.setdefault(n, set()).add(f)
+		for p, n in keys:
+			if (p, n) in self.sites:
+				continue
+			paths = [p] if p else sorted(where.get(n, ()))
+			if len(paths) > BIG_GREP:
+				self.sites[(p, n)] = None
+				continue
+			rx = re.compile(r'(?<![\w.>])%s\s*\(' % re.escape(n))
+			out = []
+			for path in paths:
+				s = self.srcs.get(path)
+				if s is None:
+					s = self.srcs[path] = load(self.top, path)
+				for m in rx.finditer(s.code):
+					g = s.func_at(m.start())
+					if g is None and not s.in_macro(m.start()):
+						continue	# a prototype or the definition
+					if g is not None and g[0] == n:
+						continue	# recursion
+					out.append((s, m.start()))
+			self.sites[(p, n)] = out
+
+	def get(self, s, f):
+		return self.sites[self.key(s, f)]
+
+	def key(self, s, f):
+		static = re.search(r'\bstatic\b', s.code[max(
+			s.code.rfind(';', 0, f[3]), s.code.rfind('}', 0, f[3])) + 1:f[3]])
+		return (s.path if static else None, f[0])
+
+
+def often(calls, s, f, deep):
+	"""(True, why) when the tree calls function f often, (False, why)
+	when rarely, (None, why) when it has no direct caller."""
+	if SYSCALL.match(f[0]):
+		return True, 'a system call'
+	sites = calls.sites[calls.key(s, f)]
+	if sites is None:
+		return True, '%s() is named in more than %d files' % (f[0], BIG_GREP)
+	if len(sites) >= HOT_CALLS:
+		return True, '%s() is called from %d places' % (f[0], len(sites))
+	if not sites:
+		return None, '%s() has no direct caller (called through a pointer?)' % f[0]
+	for cs, off in sites:
+		g = cs.func_at(off)
+		if g is not None and not cold_func(cs, g) and in_loop(cs, g, off):
+			return True, '%s() is called in a loop in %s() (%s)' % (
+				f[0], g[0], cs.path)
+	if deep:
+		for cs, off in sites:
+			g = cs.func_at(off)
+			if g is not None and not cold_func(cs, g):
+				hot, why = often(calls, cs, g, False)
+				if hot:
+					return True, '%s() is called from %s(), and %s' % (
+						f[0], g[0], why)
+	return False, '%s() is called from %d place%s, none in a loop' % (
+		f[0], len(sites), '' if len(sites) == 1 else 's')
+
+
+def heat(opts, top, files, srcs):
+	"""For every option still a candidate, o.heat = (hot reads, cold
+	reads), each read as (path, function, why)."""
+	cand = [o for o in opts.values() if not o.refusals and not o.noparam]
+	reads = [(o, s, off, s.func_at(off)) for o in cand
+		 for s, off, what in o.uses if what == 'read']
+	calls = Calls(top, files, srcs)
+	calls.fetch([calls.key(s, f) for o, s, off, f in reads])
+	callers = [(cs, cs.func_at(off)) for o, s, off, f in reads
+		   for cs, off in (calls.get(s, f) or []) if cs.func_at(off)]
+	calls.fetch([calls.key(cs, g) for cs, g in callers])
+	for o in cand:
+		o.heat = ([], [])
+	for o, s, off, f in reads:
+		where = (s.path, f[0])
+		if cold_func(s, f):
+			o.heat[1].append(where + ('__init/__exit code',))
+			continue
+		why = error_path(s, f, off)
+		if why:
+			o.heat[1].append(where + ('on an error path, %s' % why,))
+			continue
+		hot, why = often(calls, s, f, True)
+		o.heat[0 if hot is not False else 1].append(where + (why,))
+
+
+def grep_names(top, files, args):
+	"""(file, word) pairs of grep -o ARGS over files."""
+	out = set()
+	for i in range(0, len(files), 2000):
+		r = subprocess.run(['grep', '-H'] + args + ['--'] + files[i:i + 2000],
+				   cwd=top, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+		if r.returncode > 1:
+			raise OSError('grep failed: ' + r.stderr.decode(errors='replace').strip())
+		for l in r.stdout.decode('utf-8', 'surrogateescape').splitlines():
+			f, _, w = l.rpartition(':')
+			out.add((f, w))
+	return sorted(out)
 
 
 def grep(top, files, args):
@@ -451,9 +662,16 @@ def analyse(top, files, kconfig_types, kconfigs):
 	its uses."""
 	setters = grep(top, [f for f in files if f.endswith('.c')],
 		       ['-E', r'\b(early_param|__setup|core_param)\s*\('])
-	srcs = {f: load(top, f) for f in setters}
+	# Variables chosen by Kconfig that no parameter sets are named too:
+	# those of the setters, and every IS_ENABLED() initialiser.
+	chosen = grep(top, [f for f in files if f.endswith('.c') and f not in setters],
+		      ['-E', r'^[a-z_ ]*\b(' + TYPES.replace('?:', '').replace(r'\s', '[[:space:]]') +
+		       r')[[:space:]]+\w+[^;(]*=[[:space:]]*IS_ENABLED'])
+	srcs = {f: load(top, f) for f in setters + chosen}
 	opts = find_options(list(srcs.values()))
-	names = sorted({o.name for o in opts.values() if not o.static and o.kind == 'var'})
+	# (Variables no parameter sets are judged in their own file only.)
+	names = sorted({o.name for o in opts.values()
+			if not o.static and o.kind == 'var' and not o.noparam})
 	if names:
 		args = ['-wF']
 		for n in names:
@@ -469,7 +687,8 @@ def analyse(top, files, kconfig_types, kconfigs):
 	cfgs = {o.config for o in opts.values() if o.config}
 	types = kconfig_types(cfgs) if kconfigs else None
 	for o in opts.values():
-		classify_uses(o, [s for s in srcs.values() if o.name in s.code], handlers)
+		classify_uses(o, [o.src] if o.noparam else
+			      [s for s in srcs.values() if o.name in s.code], handlers)
 		check_handlers(o)
 		if o.config and types is not None and not o.impure:
 			if o.config not in types:
@@ -479,7 +698,12 @@ def analyse(top, files, kconfig_types, kconfigs):
 				t, kf, kl = types[o.config]
 				o.refusals.append('option not a bool in Kconfig: %s is %s '
 						  '(%s:%d)' % (o.config, t, kf, kl))
+	heat(opts, top, files, srcs)
 	return opts, srcs
+
+
+def reads_named(rs):
+	return '; '.join('%s:%s() (%s)' % r for r in rs)
 
 
 def report(opts):
@@ -487,18 +711,59 @@ def report(opts):
 	for o in opts.values():
 		line, col = o.src.line_col(o.off)
 		where = '%s:%d:%d: %s: ' % (o.src.path, line, col, o.name)
-		if o.refusals:
-			seen = []
-			for r in o.refusals:
-				if r not in seen:
-					seen.append(r)
+		seen = []
+		for r in o.refusals:
+			if r not in seen:
+				seen.append(r)
+		if o.noparam:
+			# Chosen by Kconfig, set by no boot parameter: say why it
+			# stays a variable.
+			if not seen:
+				seen = ['never written after its initialiser: a constant, '
+					'test %s itself' % (o.config or 'the CONFIG option')]
+			out.append(where + 'chosen by %s, set by no boot parameter; not '
+				   'converted: %s' % (o.config or 'Kconfig', '; '.join(
+					   r.replace('outside its parameter handler', 'at run time')
+					   for r in seen)))
+		elif seen:
 			out.append(where + 'option refused: ' + '; '.join(seen))
+		elif not o.heat[0]:
+			out.append(where + 'option cold: not worth a key: every read is on '
+				   'a cold path: ' + reads_named(o.heat[1]))
 		else:
-			reads = sum(1 for u in o.uses if u[2] == 'read')
-			out.append(where + 'option candidate: %s, set by %s; %d read%s' % (
+			reads = len(o.heat[0]) + len(o.heat[1])
+			text = 'option candidate: %s, set by %s; %d read%s, hot: %s' % (
 				o.config, ', '.join('%s(%s)' % (h[2], h[3]) for h in o.handlers),
-				reads, '' if reads == 1 else 's'))
+				reads, '' if reads == 1 else 's', reads_named(o.heat[0]))
+			if o.heat[1]:
+				text += '; cold: ' + reads_named(o.heat[1])
+			if o.early:
+				# Linux's init_on_alloc: the parameter is parsed
+				# before jump_label_init() on arm, mips and others.
+				text = text.replace('option candidate:', 'option candidate '
+						    'in the init_on_alloc form:', 1)
+				text += ('; early_param(%s) runs before jump_label_init() '
+					 'outside %s: keep the parameter in a bool '
+					 '_%s_enabled_early, define the key with '
+					 'DEFINE_STATIC_KEY_MAYBE(%s, %s) and set it from __init '
+					 'code that runs after jump_label_init() and before the '
+					 'first read (as mm/page_alloc.c sets init_on_alloc); '
+					 'not converted by patch mode' % (
+						 ', '.join(o.early), '/'.join(EARLY_KEYS_ARCHES),
+						 o.name.strip('_'), o.config, o.name))
+			out.append(where + text)
 	return out
+
+
+# --with-cold: patch mode converts cold options too (a whole-system
+# test of the conversion wants options it can boot with).
+WITH_COLD = [False]
+
+
+def convertible(o):
+	"""A candidate patch mode converts."""
+	return not o.refusals and not o.noparam and not o.early and o.heat is not None \
+		and (o.heat[0] or WITH_COLD[0])
 
 
 def wrap(lines, i):
@@ -519,7 +784,7 @@ def patch(opts, srcs):
 		edits.setdefault(src.path, []).append((a, b, new))
 
 	for o in opts.values():
-		if o.refusals:
+		if not convertible(o):
 			continue
 		macro = 'DEFINE_STATIC_KEY_MAYBE' + ('_RO' if o.ro else '')
 		new = '%s%s(%s, %s);' % ('static ' if o.static else '', macro,
