@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What a maintainer merges (issue 29): authors' comments kept or named,
+# RULE=options as a series, honest commit messages about likely tests,
+# shards tied to the tree's content rather than its path, patches wrapped
+# and subjects written as the subsystem writes them, nothing tied to one
+# kernel's layout.  Each check failed on the code before its fix.  TAP on
+# stdout.  Needs srctree and objtree in the environment.
+set -u
+# shellcheck source=selftests/coccinelle/lib.sh
+. "$(dirname "$0")/lib.sh"
+: "${srctree:?srctree not set}" "${objtree:?objtree not set}"
+J=${J:-$(nproc)}
+fix=$srctree/selftests/coccinelle/fixtures
+cc="python3 $srctree/scripts/coccicheck --jobs $J"
+work=$objtree/cocci/maintainer
+export GIT_CEILING_DIRECTORIES=$work
+export GIT_AUTHOR_NAME="Coccinelle Test" GIT_AUTHOR_EMAIL=cocci@example.org
+export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.org
+rm -rf "$work"
+mkdir -p "$work"
+
+plan=3
+echo "TAP version 13"
+echo "1..$plan"
+
+# Shards are tied to the content of the tree, not to its path: a CI job
+# merges in another workspace (a git checkout or a plain copy), and a
+# tree changed after sharding is refused by the shard's name.
+t=$work/shards
+mkdir -p "$t/a"
+for c in init_on crossfile comments; do
+	cp -r "$fix/$c/in" "$t/a/$c"
+done
+(cd "$t/a" && git init -q && git add -A && git commit -qm tree)
+for i in 0 1; do
+	$cc --max 2 --index $i --shard-out "$t/shard$i.json" "$t/a" >>"$t.list" 2>>"$t.err" ||
+		echo "shard $i failed" >>"$t.err"
+done
+$cc --mode report "$t/a" >"$t.one" 2>>"$t.err"
+cp -r "$t/a" "$t/b"
+mkdir -p "$t/c"
+(cd "$t/a" && git archive HEAD) | tar -x -C "$t/c"
+: >"$t.diff"
+for d in b c; do
+	$cc --mode report --merge "$t/shard0.json" --merge "$t/shard1.json" "$t/$d" \
+		>"$t.$d" 2>"$t.$d.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || echo "$d: exit $rc" >>"$t.diff"
+	diff -u "$t.one" "$t.$d" >>"$t.diff" 2>&1
+done
+[ ! -s "$t.diff" ] && [ -s "$t.one" ]
+ok $? "shards merge in a copy of their tree at another path, git or not" "$t.diff" "$t.b.err" "$t.c.err"
+printf '%s\n' '#ifdef CONFIG_LATE' 'DEFINE_STATIC_KEY_TRUE(late_key);' '#else' \
+	'DEFINE_STATIC_KEY_FALSE(late_key);' '#endif' >"$t/a/late.c"
+$cc --mode report --merge "$t/shard0.json" --merge "$t/shard1.json" "$t/a" >"$t.out" 2>"$t.err2"
+rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$t.out" ] && grep -q "shard0.json: shard of other content (git tree [0-9a-f]*), this tree is git tree [0-9a-f]* (with changes)" "$t.err2"
+ok $? "the tree sharded, changed since, is refused by the shard's name (exit $rc)" "$t.err2" "$t.out"
+echo "int late;" >>"$t/c/comments/cmt.c"
+$cc --mode report --merge "$t/shard0.json" --merge "$t/shard1.json" "$t/c" >"$t.out" 2>"$t.err3"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "shard0.json: shard of other content (git tree [0-9a-f]*), this tree is files [0-9a-f]*" "$t.err3"
+ok $? "a changed copy outside git is refused too (exit $rc)" "$t.err3" "$t.out"
+
+cocci_done
