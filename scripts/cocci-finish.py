@@ -37,6 +37,7 @@ import difflib
 import os
 import re
 import sys
+import textwrap
 
 DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b')
 MAYBE_DECL = re.compile(r'^\s*(?:static\s+)?(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE'
@@ -194,10 +195,15 @@ def innermost_block(texts, idx):
 
 
 TRAILING_COMMENT = re.compile(r'^(.*?;)\s*(/\*.*\*/|//.*)\s*$')
-# A comment that speaks of the state ("on by default", "disabled") was
-# true of one branch only; on the line that serves both it would mislead.
-STATE_WORDS = re.compile(r'\b(on|off|default|enabled?|disabled?|true|false|'
-			 r'set|unset)\b', re.I)
+COMMENT = re.compile(r'/\*(.*?)\*/|//([^\n]*)', re.S)
+# Words that only restate what DEFINE_STATIC_KEY_MAYBE(CONFIG_X, k) says:
+# the option, its state, the key's default.  A comment made of nothing
+# else ("#endif /* CONFIG_X */", "/* on by default */") goes with the
+# directives, named on stderr; any other word keeps the comment.
+RESTATE = re.compile(r'\b(?:CONFIG_\w+|IS_ENABLED|defined|if|ifdef|ifndef|'
+		     r'else|endif|not|is|on|off|by|default|enabled?|'
+		     r'disabled?|true|false|set|unset|y|n|key|the)\b|'
+		     r'[^\w]+', re.I)
 
 
 def split_comment(text):
@@ -207,14 +213,40 @@ def split_comment(text):
 	return (m.group(1), m.group(2)) if m else (body, None)
 
 
-def merged_line(texts):
-	"""One line for all copies: a state comment is dropped, another kept."""
-	eol = texts[0][len(texts[0].rstrip('\r\n')):]
-	for t in texts:
-		code, c = split_comment(t)
-		if c is not None and not STATE_WORDS.search(c):
-			return t
-	return split_comment(texts[0])[0] + eol
+def comment_words(text):
+	"""The words of every comment in text, each comment on one line
+	(leading '*' of block comment lines dropped)."""
+	out = []
+	for m in COMMENT.finditer(text):
+		body = m.group(1) if m.group(1) is not None else m.group(2)
+		words = ' '.join(re.sub(r'^\s*\*+(?!/)', '', l).strip()
+				 for l in body.split('\n')).split()
+		if words:
+			out.append(' '.join(words))
+	return out
+
+
+def comment_lines(words, indent, eol):
+	"""Kernel-style comment lines holding every text of words."""
+	if len(words) == 1 and width(indent + '/* %s */' % words[0]) <= 80:
+		return [indent + '/* %s */' % words[0] + eol]
+	out = [indent + '/*' + eol]
+	for w in words:
+		room = max(80 - width(indent + ' * '), 20)
+		for l in textwrap.wrap(w, room, break_long_words=False,
+				       break_on_hyphens=False):
+			out.append(indent + ' * ' + l + eol)
+	return out + [indent + ' */' + eol]
+
+
+def first_is_set(directive, option):
+	"""Does the first branch of the #if on this line hold when the option
+	is set?  (#ifndef and a ! before the option say no.)"""
+	m = DIRECTIVE.match(directive)
+	if m.group(1) == 'ifndef':
+		return False
+	return not re.search(r'!\s*(?:defined\s*\(?\s*|IS_ENABLED\s*\(\s*)?' +
+			     option + r'\b', directive)
 
 
 def drop_directives(path, lines, added):
@@ -222,9 +254,15 @@ def drop_directives(path, lines, added):
 
 	The semantic patch rewrites both lines of a pair, so the block holds
 	the same MAYBE line in each branch (or, from older patches, in one):
-	the directives and every copy but the first go."""
+	the directives and every copy but the first go.  The authors' words
+	stay: a comment on a directive line, or on its own line inside the
+	block, moves above the MAYBE line, prefixed "CONFIG_X=y:" or
+	"CONFIG_X=n:" when it was said of one branch only; a trailing
+	comment of the key lines stays on the line when both said it, else
+	moves the same way.  A comment that only restates the option and the
+	default (RESTATE) is dropped, and named on stderr."""
 	texts = [t for _, t in lines]
-	drop, done = set(), set()
+	drop, done, above = set(), set(), {}
 	for i, (ident, text) in enumerate(lines):
 		if id(ident) not in added or not MAYBE_DECL.match(text):
 			continue
@@ -233,7 +271,7 @@ def drop_directives(path, lines, added):
 			continue
 		ok = b is not None and len(b) == 3 and \
 		     DIRECTIVE.match(texts[b[1]]).group(1) == 'else'
-		copies = []
+		copies, inner = [], []
 		if ok:
 			state = [False]
 			own = set(range(b[0], extent(texts, b[0]) + 1)) | \
@@ -247,19 +285,63 @@ def drop_directives(path, lines, added):
 					copies.append(j)
 				elif not is_comment_or_blank(texts[j], state):
 					ok = False
+				else:
+					inner.append(j)
 		if not ok:
 			print('cocci-finish: %s:%d: #if block around the MAYBE line '
 			      'holds more code; directives left in place' % (path, i + 1),
 			      file=sys.stderr)
 			continue
 		done.add(tuple(b))
+		option = re.search(r'CONFIG_\w+', text).group(0)
+		first = first_is_set(texts[b[0]], option)
+		said = lambda j: '%s=%s: ' % (option, 'yn'[(j < b[1]) != first])
+		keep = []		# (line, prefix, words)
 		for d in b:
-			drop.update(range(d, extent(texts, d) + 1))
+			e = extent(texts, d)
+			body = ''.join(texts[d:e + 1])
+			body = body[DIRECTIVE.match(body).end():]
+			keep += [(d, '', w) for w in comment_words(body)]
+			drop.update(range(d, e + 1))
+		for part in ([j for j in inner if j < b[1]],
+			     [j for j in inner if j > b[1]]):
+			if part:
+				body = ''.join(texts[j] for j in part)
+				keep += [(part[0], said(part[0]), w) for w in
+					 comment_words(body)]
+		drop.update(inner)
+		trailing = [split_comment(texts[j])[1] for j in copies]
+		both = len(copies) == 2 and trailing[0] is not None and \
+		       trailing[0] == trailing[1]
+		for j, c in zip(copies, trailing):
+			if c is not None and not both:
+				keep += [(j, said(j), w) for w in comment_words(c)]
 		drop.update(copies[1:])
-		if copies:
-			lines[copies[0]] = (lines[copies[0]][0], merged_line(
-				[texts[j] for j in copies]))
-	return [l for i, l in enumerate(lines) if i not in drop]
+		if not copies:
+			continue
+		first_copy = copies[0]
+		eol = texts[first_copy][len(texts[first_copy].rstrip('\r\n')):] or '\n'
+		if not both:
+			lines[first_copy] = (lines[first_copy][0],
+					     split_comment(texts[first_copy])[0] + eol)
+		words = []
+		for j, prefix, w in sorted(keep, key=lambda k: k[0]):
+			if not RESTATE.sub('', w):
+				print('cocci-finish: %s:%d: comment "%s" dropped: it only '
+				      'restates the option and the default that the '
+				      'MAYBE line states' % (path, j + 1, w),
+				      file=sys.stderr)
+			else:
+				words.append(prefix + w)
+		if words:
+			indent = re.match(r'[ \t]*', texts[first_copy]).group(0)
+			above[first_copy] = comment_lines(words, indent, eol)
+	out = []
+	for i, l in enumerate(lines):
+		out += [(object(), c) for c in above.get(i, [])]
+		if i not in drop:
+			out.append(l)
+	return out
 
 
 def width(s):

@@ -21,7 +21,7 @@ export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.or
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=3
+plan=5
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -63,5 +63,43 @@ $cc --mode report --merge "$t/shard0.json" --merge "$t/shard1.json" "$t/c" >"$t.
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "shard0.json: shard of other content (git tree [0-9a-f]*), this tree is files [0-9a-f]*" "$t.err3"
 ok $? "a changed copy outside git is refused too (exit $rc)" "$t.err3" "$t.out"
+
+# Item 1: no author's word is lost without a line on stderr.  Every
+# comment of every fixture's input is, after the patch, in the file (its
+# words, maybe re-wrapped) or named on stderr; a comment said of one
+# branch of the pair is said of that branch above the MAYBE line.
+words() {
+	python3 -c '
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+for m in re.finditer(r"/\*(.*?)\*/|//([^\n]*)", text, re.S):
+	b = m.group(1) if m.group(1) is not None else m.group(2)
+	w = " ".join(re.sub(r"^\s*\*+(?!/)", "", l).strip() for l in b.split("\n")).split()
+	if w:
+		print(" ".join(w))' "$1"
+}
+t=$work/comments
+: >"$t.lost"
+for c in comments spellings details init_on hints macros crossfile; do
+	rm -rf "$t"
+	cp -r "$fix/$c/in" "$t"
+	$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
+	(cd "$t" && git apply "$t.patch") >>"$t.lost" 2>&1
+	(cd "$fix/$c/in" && find . -name '*.[ch]') | while read -r f; do
+		flat=$(words "$t/$f" | tr '\n' ' ')
+		words "$fix/$c/in/$f" | while read -r w; do
+			case " $flat " in *"$w"*) continue ;; esac
+			grep -qF "\"$w\"" "$t.err" || echo "$c/$f: comment \"$w\" lost silently"
+		done
+	done >>"$t.lost"
+done
+[ ! -s "$t.lost" ]
+ok $? "every comment of the fixtures is kept or named on stderr" "$t.lost"
+rm -rf "$t" && cp -r "$fix/comments/in" "$t"
+$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
+(cd "$t" && git apply "$t.patch") >"$t.diff" 2>&1
+grep -q '^ \* CONFIG_CMT_BRANCH=n: the FALSE branch' "$t/cmt.c" &&
+	grep -q '^cocci-finish: cmt.c:21: comment "CONFIG_CMT_ALL" dropped' "$t.err"
+ok $? "a comment of one branch is said of that branch; a dropped label is named" "$t.diff" "$t/cmt.c"
 
 cocci_done
