@@ -126,6 +126,59 @@ def parts(diff):
 	return {k: (c, sorted(m), n[0]) for k, (c, m, n) in out.items()}
 
 
+OLD_TEST = re.compile(r'\bstatic_branch_(likely|unlikely)\(\s*&\s*\(?\s*(\w+)')
+
+
+def old_tests(diff):
+	"""{key: {'likely': [path:line], 'unlikely': [...]}} of the tests a
+	diff removes, at their lines in the file before it."""
+	out, path, line = {}, None, 0
+	for l in diff.splitlines():
+		if l.startswith('diff --git '):
+			path = l.split()[2][2:]
+		elif l.startswith('@@ '):
+			line = int(re.match(r'@@ -(\d+)', l).group(1))
+		elif l.startswith(('---', '+++')):
+			continue
+		elif l[:1] in (' ', '-'):
+			if l[0] == '-':
+				for how, key in OLD_TEST.findall(l):
+					out.setdefault(key, {'likely': [], 'unlikely': []})[
+						how].append('%s:%d' % (path, line))
+			line += 1
+	return out
+
+
+def layout(key, cfg, tests):
+	"""What the converted tests of key change, in which configuration.
+	static_branch_maybe() is static_branch_unlikely() with the option off
+	and static_branch_likely() with it on, so an unlikely test changes
+	its layout with the option on, a likely test with it off: say which,
+	by place, rather than that nothing changes."""
+	lk = tests.get('likely', [])
+	un = tests.get('unlikely', [])
+	if not lk:
+		return ('With %s off the generated code does not change (%s already '
+			'an unlikely branch); with it on, %s a likely branch.' % (
+				cfg, 'the test was' if len(un) == 1 else
+				'the %d tests were' % len(un),
+				'it becomes' if len(un) == 1 else 'each becomes'))
+	said = ('With %s off, the static_branch_likely() %s of %s at %s %s: '
+		'the generated code changes there, what the author laid out '
+		'inline goes out of line' % (
+			cfg, 'test' if len(lk) == 1 else 'tests', key, ', '.join(lk),
+			'becomes an unlikely branch' if len(lk) == 1 else
+			'become unlikely branches'))
+	if un:
+		said += ('; with it on, the static_branch_unlikely() %s at %s %s '
+			 'likely' % ('test' if len(un) == 1 else 'tests',
+				     ', '.join(un), 'becomes' if len(un) == 1
+				     else 'become'))
+	else:
+		said += '; with it on the generated code does not change'
+	return said + '.'
+
+
 def rank(conv):
 	"""Definitions first, then declarations, then groups of tests only."""
 	macros = [m for _, ms, _ in conv.values() for m in ms]
@@ -221,10 +274,11 @@ def plural(n, word):
 	return '%d %s%s' % (n, word, 's' * (n != 1))
 
 
-def message(conv, kconfig, elsewhere):
+def message(conv, kconfig, elsewhere, tests=None):
 	"""Paragraphs of the commit message.  elsewhere: {key: [subjects of
-	the other patches of the series that convert part of it]}."""
-	lines = []
+	the other patches of the series that convert part of it]}; tests:
+	old_tests() of the patch."""
+	lines, tests = [], tests or {}
 	for key, (cfg, macros, uses) in sorted(conv.items()):
 		defs = [m for m in macros if m.startswith('DEFINE')]
 		if macros:
@@ -245,9 +299,8 @@ def message(conv, kconfig, elsewhere):
 			what = what[0].upper() + what[1:] + ', which states the default once'
 			if uses:
 				what += ', and test it with static_branch_maybe(), which lays ' \
-					'the code out for that default.  With %s off the ' \
-					'generated code does not change; with it on the test ' \
-					'becomes a likely branch.' % cfg
+					'the code out for that default.  ' + \
+					layout(key, cfg, tests.get(key, {}))
 			else:
 				what += '.  The generated code does not change: the MAYBE ' \
 					'form is the TRUE or FALSE key that the #ifdef chose.'
@@ -256,9 +309,8 @@ def message(conv, kconfig, elsewhere):
 			lines.append(
 				'%s follows %s (DEFINE_STATIC_KEY_MAYBE()).  Test it with '
 				'static_branch_maybe(%s, &%s) here too, so that these tests '
-				'are laid out for the build-time default as well: with %s '
-				'off the generated code does not change, with it on the '
-				'test becomes a likely branch.' % (key, cfg, cfg, key, cfg))
+				'are laid out for the build-time default as well.  %s' % (
+					key, cfg, cfg, key, layout(key, cfg, tests.get(key, {}))))
 		if elsewhere.get(key):
 			lines.append('The rest of the conversion of %s is in %s in this '
 				     'series.' % (key, ' and '.join(
@@ -387,7 +439,8 @@ def build(root, files, groups, notes, outdir, tmp, env, kconfig):
 		os.unlink(pf)
 		elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
 			     for k in conv}
-		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere))
+		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere,
+							       old_tests(diff)))
 		git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
 		    env=env)
 	git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,

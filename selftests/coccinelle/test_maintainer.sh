@@ -21,7 +21,7 @@ export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.or
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=5
+plan=6
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -101,5 +101,17 @@ $cc --mode patch "$t" >"$t.patch" 2>"$t.err"
 grep -q '^ \* CONFIG_CMT_BRANCH=n: the FALSE branch' "$t/cmt.c" &&
 	grep -q '^cocci-finish: cmt.c:21: comment "CONFIG_CMT_ALL" dropped' "$t.err"
 ok $? "a comment of one branch is said of that branch; a dropped label is named" "$t.diff" "$t/cmt.c"
+
+# Item 5: an honest message.  A static_branch_likely() test converted to
+# static_branch_maybe() changes the generated code with the option off:
+# the message names it and says so, and claims no unchanged code then.
+t=$work/honest
+cp -r "$fix/hints/in" "$t"
+$cc --mode series --output-dir "$t.series" "$t" >"$t.list" 2>"$t.err"
+sed -n '/^$/,/^---$/p' "$t.series"/0001-*.patch | tr '\n' ' ' | tr -s ' ' >"$t.msg"
+grep -q 'With CONFIG_HINT_ON off, the static_branch_likely() test of hint_key at hint.c:17 becomes an unlikely branch: the generated code changes there' "$t.msg" &&
+	grep -q 'static_branch_unlikely() tests at hint.c:19, hint.c:23, hint.c:27, hint.c:30 become likely' "$t.msg" &&
+	! grep -q 'off the generated code does not change' "$t.msg"
+ok $? "the message says which tests change layout with the option off and on" "$t.msg" "$t.err"
 
 cocci_done
