@@ -223,8 +223,11 @@ GIT_PREFIX = re.compile(r'^([\w.,/+-]+(?:: [\w.,/+-]+)*): \S')
 
 
 def git_prefix(root, paths):
-	"""The prefix most of the last commits of these files use (at least
-	two of them), or None: the subsystem's own convention."""
+	"""(prefix, capital) of the last commits of these files: the prefix
+	most of them use (at least two), and whether most of the subjects
+	with that prefix go on with a capital letter ("x86/mm: Fix", tip's
+	way) or not ("mm/slub: fix", mm's); None outside git or without a
+	prefix two commits share."""
 	if not os.path.isdir(os.path.join(root, '.git')):
 		return None
 	r = subprocess.run(['git', 'log', '-n', '50', '--no-merges',
@@ -232,36 +235,47 @@ def git_prefix(root, paths):
 			   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 	if r.returncode != 0:
 		return None
-	count = {}
+	count, upper = {}, {}
 	for subj in r.stdout.decode('utf-8', 'replace').splitlines():
 		m = GIT_PREFIX.match(subj)
 		if m:
-			count[m.group(1)] = count.get(m.group(1), 0) + 1
+			k = m.group(1)
+			count[k] = count.get(k, 0) + 1
+			first = subj[m.end(1) + 2:m.end(1) + 3]
+			if first.isalpha():
+				upper.setdefault(k, [0, 0])[first.isupper()] += 1
 	best = max(sorted(count), key=lambda k: count[k], default=None)
-	return best if best and count[best] >= 2 else None
+	if not best or count[best] < 2:
+		return None
+	low, up = upper.get(best, [0, 1])
+	return best, up >= low
 
 
 def prefix(root, paths):
-	"""The subject's subsystem prefix: the one the files' git log uses,
-	else the one their paths give (the .c files' when they agree: mm/slub
-	for mm/slub.c with mm/slab.h), else their common directory."""
+	"""(prefix, capital) of the subject: the subsystem prefix and case
+	the files' git log uses, else the prefix their paths give (the .c
+	files' when they agree: mm/slub for mm/slub.c with mm/slab.h), else
+	their common directory, with a capital (the tip trees' and most
+	subsystems' way)."""
 	pre = git_prefix(root, paths)
 	if pre:
 		return pre
 	for ps in ([p for p in paths if p.endswith('.c')], paths):
 		got = {path_prefix(p) for p in ps}
 		if len(got) == 1:
-			return got.pop()
-	return os.path.commonpath(paths) or 'treewide'
+			return got.pop(), True
+	return os.path.commonpath(paths) or 'treewide', True
 
 
 def subject(pre, conv):
 	"""One wording for every patch, at most SUBJECT_MAX characters: the
 	keys the patch defines or declares (else those it tests) by name
-	while they fit."""
+	while they fit.  pre: prefix()."""
+	pre, capital = pre
 	keys = sorted(k for k, (_, ms, _) in conv.items() if ms) or sorted(conv)
-	s = '%s: Use %s' % (pre, 'a MAYBE static key' if len(keys) == 1
-			    else 'MAYBE static keys')
+	s = '%s: %s %s' % (pre, 'Use' if capital else 'use',
+			   'a MAYBE static key' if len(keys) == 1
+			   else 'MAYBE static keys')
 	if len(s + ' for ' + ', '.join(keys)) <= SUBJECT_MAX:
 		return s + ' for ' + ', '.join(keys)
 	if len(s) <= SUBJECT_MAX:

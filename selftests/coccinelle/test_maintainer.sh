@@ -21,7 +21,7 @@ export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.or
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=6
+plan=7
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -113,5 +113,30 @@ grep -q 'With CONFIG_HINT_ON off, the static_branch_likely() test of hint_key at
 	grep -q 'static_branch_unlikely() tests at hint.c:19, hint.c:23, hint.c:27, hint.c:30 become likely' "$t.msg" &&
 	! grep -q 'off the generated code does not change' "$t.msg"
 ok $? "the message says which tests change layout with the option off and on" "$t.msg" "$t.err"
+
+# Item 8: the subject's case is the subsystem's, from the same git-log
+# vote as its prefix: mm writes "mm/foo: use", the tip trees "x86/foo: Use".
+t=$work/case
+pair() {
+	printf '%s\n' "#ifdef $2" "DEFINE_STATIC_KEY_TRUE($1);" "#else" \
+		"DEFINE_STATIC_KEY_FALSE($1);" "#endif" "" "int $1_test(void)" "{" \
+		"	return static_branch_unlikely(&$1);" "}"
+}
+mkdir -p "$t/mm" "$t/arch/x86/kernel"
+echo 'int lo;' >"$t/mm/lo.c"
+echo 'int up;' >"$t/arch/x86/kernel/up.c"
+(cd "$t" && git init -q && git add -A && git commit -qm "base" &&
+ for w in a b; do
+	echo "/* $w */" >>mm/lo.c && git commit -qam "mm/lo: tidy $w" &&
+	echo "/* $w */" >>arch/x86/kernel/up.c && git commit -qam "x86/up: Tidy $w"
+ done
+ pair lo_key CONFIG_LO_ON >>mm/lo.c && pair up_key CONFIG_UP_ON >>arch/x86/kernel/up.c &&
+ git commit -qam pairs)
+$cc --mode series --output-dir "$t.series" "$t" >"$t.list" 2>"$t.err"
+grep -h '^Subject: ' "$t.series"/000[1-9]-*.patch | sed 's/\[PATCH [0-9/]*\] //' | sort >"$t.subj"
+printf '%s\n' "Subject: mm/lo: use a MAYBE static key for lo_key" \
+	"Subject: x86/up: Use a MAYBE static key for up_key" |
+	diff -u - "$t.subj" >"$t.diff" 2>&1
+ok $? "subject case from the git log: mm/lo: use, x86/up: Use" "$t.diff" "$t.err"
 
 cocci_done
