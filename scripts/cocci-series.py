@@ -288,14 +288,36 @@ def plural(n, word):
 	return '%d %s%s' % (n, word, 's' * (n != 1))
 
 
-def message(conv, kconfig, elsewhere, tests=None):
+def option_message(key, cfg, defs, macros, uses):
+	"""The paragraph of a boot-parameter option made a static key."""
+	acts = []
+	if defs:
+		acts.append('defines it with %s(%s, %s)' % (defs[0], cfg, key))
+	if len(defs) < len(macros):
+		acts.append('declares it with DECLARE_STATIC_KEY_MAYBE(%s, %s)' %
+			    (cfg, key))
+	if uses:
+		acts.append('reads it with static_branch_maybe(%s, &%s) (%s)' % (
+			cfg, key, plural(uses, 'read')))
+	return ('%s is a boot-parameter option whose default %s chooses, read '
+		'as a variable on every test.  This patch %s; the parameter '
+		'sets it with static_branch_enable() or static_branch_disable().  '
+		'The reads change their generated code in both configurations: '
+		'a load and a test become a jump laid out for the default, '
+		'unlikely with %s off and likely with it on.' % (
+			key, cfg, ', '.join(acts) or 'converts it', cfg))
+
+
+def message(conv, kconfig, elsewhere, tests=None, rule='keys'):
 	"""Paragraphs of the commit message.  elsewhere: {key: [subjects of
 	the other patches of the series that convert part of it]}; tests:
 	old_tests() of the patch."""
 	lines, tests = [], tests or {}
 	for key, (cfg, macros, uses) in sorted(conv.items()):
 		defs = [m for m in macros if m.startswith('DEFINE')]
-		if macros:
+		if rule == 'options':
+			lines.append(option_message(key, cfg, defs, macros, uses))
+		elif macros:
 			lines.append(
 				'The initial state of %s is chosen by %s with an #ifdef '
 				'around a pair of TRUE and FALSE %s, but its tests use '
@@ -334,10 +356,12 @@ def message(conv, kconfig, elsewhere, tests=None):
 		if where:
 			chk.append('%s is a bool option (%s:%d)' % (cfg, where[1], where[2]))
 		if uses:
-			chk.append('%s converted' % plural(uses, 'test'))
+			chk.append('%s converted' % plural(
+				uses, 'read' if rule == 'options' else 'test'))
 		lines.append('Checked: ' + '; '.join(chk) + '.')
-	lines.append('Generated with coccinelle/static_key_maybe.cocci from the '
-		     'statickeys project.')
+	lines.append('Generated with %s from the statickeys project.' % (
+		'scripts/cocci-options.py' if rule == 'options' else
+		'coccinelle/static_key_maybe.cocci'))
 	return lines
 
 
@@ -366,8 +390,9 @@ def git(cwd, *args, env=None):
 	return r.stdout
 
 
-def series(root, text, notes, outdir, kconfig):
-	"""Write the series for the root-relative patch text; return file names."""
+def series(root, text, notes, outdir, kconfig, rule='keys'):
+	"""Write the series for the root-relative patch text; return file names.
+	rule: 'keys' (#ifdef pairs) or 'options' (boot-parameter options)."""
 	files = split_files(text)
 	if not files:
 		return []
@@ -397,7 +422,7 @@ def series(root, text, notes, outdir, kconfig):
 				 dir=parent)
 	tmp = tempfile.mkdtemp(prefix='cocci-series.')
 	try:
-		names = build(root, files, groups, notes, stage, tmp, env, kconfig)
+		names = build(root, files, groups, notes, stage, tmp, env, kconfig, rule)
 		publish(stage, outdir, names)
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
@@ -427,7 +452,7 @@ def publish(stage, outdir, names):
 			os.unlink(os.path.join(outdir, f))
 
 
-def build(root, files, groups, notes, outdir, tmp, env, kconfig):
+def build(root, files, groups, notes, outdir, tmp, env, kconfig, rule):
 	"""Commit each group in the git work tree tmp and write the series
 	to outdir; return the file names."""
 	git(tmp, 'init', '-q', env=env)
@@ -454,7 +479,7 @@ def build(root, files, groups, notes, outdir, tmp, env, kconfig):
 		elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
 			     for k in conv}
 		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere,
-							       old_tests(diff)))
+							       old_tests(diff), rule))
 		git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
 		    env=env)
 	git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,
@@ -463,9 +488,14 @@ def build(root, files, groups, notes, outdir, tmp, env, kconfig):
 	cover = os.path.join(outdir, names[0])
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		c = f.read()
-	blurb = ['This series converts static keys whose initial state is chosen',
-		 'by a bool Kconfig option to the DEFINE_STATIC_KEY_MAYBE() layer,',
-		 'so that the branch layout follows the build-time default.', '']
+	blurb = (['This series makes boot-parameter options whose default is',
+		  'chosen by a bool Kconfig option static keys',
+		  '(DEFINE_STATIC_KEY_MAYBE()), so that their reads are jumps',
+		  'laid out for the build-time default.', '']
+		 if rule == 'options' else
+		 ['This series converts static keys whose initial state is chosen',
+		  'by a bool Kconfig option to the DEFINE_STATIC_KEY_MAYBE() layer,',
+		  'so that the branch layout follows the build-time default.', ''])
 	if notes:
 		blurb += ['Not converted (left for a human, with the reason):', '']
 		blurb += ['  ' + n for n in notes]

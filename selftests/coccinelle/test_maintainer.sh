@@ -21,7 +21,7 @@ export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.or
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=7
+plan=8
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -138,5 +138,17 @@ printf '%s\n' "Subject: mm/lo: use a MAYBE static key for lo_key" \
 	"Subject: x86/up: Use a MAYBE static key for up_key" |
 	diff -u - "$t.subj" >"$t.diff" 2>&1
 ok $? "subject case from the git log: mm/lo: use, x86/up: Use" "$t.diff" "$t.err"
+
+# Item 4: RULE=options gives the key rule's series: one commit per group,
+# kernel subjects, an option's message, refusals in the cover letter.
+t=$work/optseries
+cp -r "$fix/options/in" "$t"
+$cc --rule options --mode series --output-dir "$t.series" "$t" >"$t.list" 2>"$t.err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(grep -c '\.patch$' "$t.list")" -ge 2 ] &&
+	grep -q '^Subject: \[PATCH 1/[0-9]*\] x86: Use a MAYBE static key for opt_a$' "$t.series"/0001-*.patch &&
+	grep -q 'opt_a is a boot-parameter option whose default' "$t.series"/0001-*.patch &&
+	grep -q 'r_addr: option refused: address taken' "$t.series"/0000-cover-letter.patch
+ok $? "RULE=options MODE=series: subjects, messages, refusals in the cover letter (exit $rc)" "$t.err" "$t.list"
 
 cocci_done
