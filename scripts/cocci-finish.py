@@ -414,12 +414,17 @@ LONG_LINE = 100
 ONE_LINE_MACRO = re.compile(r'^(\s*#\s*define\s+\w+(?:\([^)]*\))?)\s+(\S.*)$')
 
 
+NOT_CALL = ('if', 'while', 'for', 'switch', 'return', 'sizeof')
+
+
 def operator_break(code, start):
-	"""(head, column, rest) of code broken after the last &&, || or ,
-	before offset start at the depth of start, the rest to be aligned
-	one past the open parenthesis that holds them; None when there is
-	no such operator."""
-	stack, quote = [[None, None]], None
+	"""(head, column, rest) of code broken after the last && or || before
+	offset start, the rest aligned one past the open parenthesis that
+	holds them; never inside a call's parentheses (a maintainer breaks
+	a condition at its operators, not a call between its arguments):
+	the deepest level with such an operator that no call encloses.
+	None when there is none."""
+	stack, quote = [[None, None, False]], None
 	j = 0
 	while j < start:
 		ch = code[j]
@@ -431,18 +436,24 @@ def operator_break(code, start):
 		elif ch in '"\'':
 			quote = ch
 		elif ch == '(':
-			stack.append([j, None])
+			name = re.search(r'(\w+)\s*$', code[:j])
+			stack.append([j, None, bool(name) and
+				      name.group(1) not in NOT_CALL])
 		elif ch == ')' and len(stack) > 1:
 			stack.pop()
 		elif code.startswith(('&&', '||'), j):
 			stack[-1][1] = j + 2
 			j += 1
-		elif ch == ',':
-			stack[-1][1] = j + 1
 		j += 1
-	paren, op = stack[-1]
-	if paren is None or op is None:
+	best = None
+	for paren, op, call in stack:
+		if call:
+			break
+		if paren is not None and op is not None:
+			best = (paren, op)
+	if best is None:
 		return None
+	paren, op = best
 	return code[:op].rstrip(), width(code[:paren + 1]), code[op:].lstrip()
 
 
@@ -472,6 +483,7 @@ def wrap(texts, idx):
 	one = ONE_LINE_MACRO.match(code) if macro and not cont and \
 	      DEFINE.match(code) else None
 	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', code)
+	inside = None
 	if one:
 		forms.append([with_backslash(one.group(1), col),
 			      '\t' + one.group(2)])
@@ -485,10 +497,9 @@ def wrap(texts, idx):
 		# The backslash column counts from the start of the line: pad
 		# the indented continuation, not the bare rest (that put the
 		# backslash one indent too far right, past 100 columns).
-		forms.append([head, tail(indent + rest)])
-		# Before the test, at the && or , in front of it, aligned
-		# with the parenthesis that holds both: when the test sits far
-		# right, its continuation above would be wider than the line.
+		inside = [head, tail(indent + rest)]
+		# Before the test, at the && or || in front of it, aligned
+		# with the parenthesis that holds both.
 		ob = operator_break(code, m.start())
 		if ob:
 			head, c, rest = ob
@@ -497,12 +508,23 @@ def wrap(texts, idx):
 				      tail(indent + rest)])
 	widest = lambda f: max(width(l) for l in f)
 	fits = [f for f in forms if widest(f) <= 80]
+	# The line before the conversion: static_branch_unlikely(& where
+	# static_branch_maybe(CONFIG_X, & is now.
+	was = width(whole[0]) - (len(m.group(0)) - len('static_branch_unlikely(')
+				 if m else 0)
 	if fits:
 		best = fits[0]
+	elif inside and was <= 80 and widest(inside) <= 80:
+		# The original fitted in 80 columns and no && or || lets the
+		# new line fit: break after the CONFIG argument, as Linux's own
+		# want_init_on_alloc() does.
+		best = inside
 	elif width(whole[0]) <= LONG_LINE:
+		# No operator to break at: the line stays whole (checkpatch
+		# takes up to 100 columns) rather than break inside the call.
 		best = whole
 	else:
-		best = min(forms + [whole], key=widest)
+		best = min(forms + [f for f in [inside] if f] + [whole], key=widest)
 	return ''.join(l + (nl or '\n') for l in best[:-1]) + best[-1] + nl
 
 

@@ -21,7 +21,7 @@ export GIT_COMMITTER_NAME="Coccinelle Test" GIT_COMMITTER_EMAIL=cocci@example.or
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=8
+plan=9
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -150,5 +150,23 @@ rc=$?
 	grep -q 'opt_a is a boot-parameter option whose default' "$t.series"/0001-*.patch &&
 	grep -q 'r_addr: option refused: address taken' "$t.series"/0000-cover-letter.patch
 ok $? "RULE=options MODE=series: subjects, messages, refusals in the cover letter (exit $rc)" "$t.err" "$t.list"
+
+# Item 8: a long test wraps at the && in front of it, not inside the
+# static_branch_maybe() call, and never at an && inside a call's own
+# parentheses.
+t=$work/wrap
+mkdir -p "$t"
+printf '%s\n' "#ifdef CONFIG_WRAP_OPTION_ON" "DEFINE_STATIC_KEY_TRUE(wrap_key_name);" "#else" \
+	"DEFINE_STATIC_KEY_FALSE(wrap_key_name);" "#endif" "int wrap_check(int a);" \
+	"int wrap_test(int first_value)" "{" \
+	"	if (first_value > 12345678 && static_branch_unlikely(&wrap_key_name))" \
+	"		return 1;" \
+	"	return wrap_check(first_value > 1234 && static_branch_unlikely(&wrap_key_name));" \
+	"}" >"$t/w.c"
+$cc --mode patch "$t" >"$t.patch" 2>"$t.err"
+grep -A1 -x '+	if (first_value > 12345678 &&' "$t.patch" |
+	grep -qx '+	    static_branch_maybe(CONFIG_WRAP_OPTION_ON, &wrap_key_name))' &&
+	! grep -q '^+.*wrap_check(first_value > 1234 &&$' "$t.patch"
+ok $? "a long test wraps at the && before it, never inside a call" "$t.patch" "$t.err"
 
 cocci_done
