@@ -37,6 +37,7 @@ import difflib
 import os
 import re
 import sys
+import textwrap
 
 DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b')
 MAYBE_DECL = re.compile(r'^\s*(?:static\s+)?(?:DEFINE|DECLARE)_STATIC_KEY_MAYBE'
@@ -194,10 +195,15 @@ def innermost_block(texts, idx):
 
 
 TRAILING_COMMENT = re.compile(r'^(.*?;)\s*(/\*.*\*/|//.*)\s*$')
-# A comment that speaks of the state ("on by default", "disabled") was
-# true of one branch only; on the line that serves both it would mislead.
-STATE_WORDS = re.compile(r'\b(on|off|default|enabled?|disabled?|true|false|'
-			 r'set|unset)\b', re.I)
+COMMENT = re.compile(r'/\*(.*?)\*/|//([^\n]*)', re.S)
+# Words that only restate what DEFINE_STATIC_KEY_MAYBE(CONFIG_X, k) says:
+# the option, its state, the key's default.  A comment made of nothing
+# else ("#endif /* CONFIG_X */", "/* on by default */") goes with the
+# directives, named on stderr; any other word keeps the comment.
+RESTATE = re.compile(r'\b(?:CONFIG_\w+|IS_ENABLED|defined|if|ifdef|ifndef|'
+		     r'else|endif|not|is|on|off|by|default|enabled?|'
+		     r'disabled?|true|false|set|unset|y|n|key|the)\b|'
+		     r'[^\w]+', re.I)
 
 
 def split_comment(text):
@@ -207,14 +213,40 @@ def split_comment(text):
 	return (m.group(1), m.group(2)) if m else (body, None)
 
 
-def merged_line(texts):
-	"""One line for all copies: a state comment is dropped, another kept."""
-	eol = texts[0][len(texts[0].rstrip('\r\n')):]
-	for t in texts:
-		code, c = split_comment(t)
-		if c is not None and not STATE_WORDS.search(c):
-			return t
-	return split_comment(texts[0])[0] + eol
+def comment_words(text):
+	"""The words of every comment in text, each comment on one line
+	(leading '*' of block comment lines dropped)."""
+	out = []
+	for m in COMMENT.finditer(text):
+		body = m.group(1) if m.group(1) is not None else m.group(2)
+		words = ' '.join(re.sub(r'^\s*\*+(?!/)', '', l).strip()
+				 for l in body.split('\n')).split()
+		if words:
+			out.append(' '.join(words))
+	return out
+
+
+def comment_lines(words, indent, eol):
+	"""Kernel-style comment lines holding every text of words."""
+	if len(words) == 1 and width(indent + '/* %s */' % words[0]) <= 80:
+		return [indent + '/* %s */' % words[0] + eol]
+	out = [indent + '/*' + eol]
+	for w in words:
+		room = max(80 - width(indent + ' * '), 20)
+		for l in textwrap.wrap(w, room, break_long_words=False,
+				       break_on_hyphens=False):
+			out.append(indent + ' * ' + l + eol)
+	return out + [indent + ' */' + eol]
+
+
+def first_is_set(directive, option):
+	"""Does the first branch of the #if on this line hold when the option
+	is set?  (#ifndef and a ! before the option say no.)"""
+	m = DIRECTIVE.match(directive)
+	if m.group(1) == 'ifndef':
+		return False
+	return not re.search(r'!\s*(?:defined\s*\(?\s*|IS_ENABLED\s*\(\s*)?' +
+			     option + r'\b', directive)
 
 
 def drop_directives(path, lines, added):
@@ -222,9 +254,15 @@ def drop_directives(path, lines, added):
 
 	The semantic patch rewrites both lines of a pair, so the block holds
 	the same MAYBE line in each branch (or, from older patches, in one):
-	the directives and every copy but the first go."""
+	the directives and every copy but the first go.  The authors' words
+	stay: a comment on a directive line, or on its own line inside the
+	block, moves above the MAYBE line, prefixed "CONFIG_X=y:" or
+	"CONFIG_X=n:" when it was said of one branch only; a trailing
+	comment of the key lines stays on the line when both said it, else
+	moves the same way.  A comment that only restates the option and the
+	default (RESTATE) is dropped, and named on stderr."""
 	texts = [t for _, t in lines]
-	drop, done = set(), set()
+	drop, done, above = set(), set(), {}
 	for i, (ident, text) in enumerate(lines):
 		if id(ident) not in added or not MAYBE_DECL.match(text):
 			continue
@@ -233,7 +271,7 @@ def drop_directives(path, lines, added):
 			continue
 		ok = b is not None and len(b) == 3 and \
 		     DIRECTIVE.match(texts[b[1]]).group(1) == 'else'
-		copies = []
+		copies, inner = [], []
 		if ok:
 			state = [False]
 			own = set(range(b[0], extent(texts, b[0]) + 1)) | \
@@ -247,19 +285,63 @@ def drop_directives(path, lines, added):
 					copies.append(j)
 				elif not is_comment_or_blank(texts[j], state):
 					ok = False
+				else:
+					inner.append(j)
 		if not ok:
 			print('cocci-finish: %s:%d: #if block around the MAYBE line '
 			      'holds more code; directives left in place' % (path, i + 1),
 			      file=sys.stderr)
 			continue
 		done.add(tuple(b))
+		option = re.search(r'CONFIG_\w+', text).group(0)
+		first = first_is_set(texts[b[0]], option)
+		said = lambda j: '%s=%s: ' % (option, 'yn'[(j < b[1]) != first])
+		keep = []		# (line, prefix, words)
 		for d in b:
-			drop.update(range(d, extent(texts, d) + 1))
+			e = extent(texts, d)
+			body = ''.join(texts[d:e + 1])
+			body = body[DIRECTIVE.match(body).end():]
+			keep += [(d, '', w) for w in comment_words(body)]
+			drop.update(range(d, e + 1))
+		for part in ([j for j in inner if j < b[1]],
+			     [j for j in inner if j > b[1]]):
+			if part:
+				body = ''.join(texts[j] for j in part)
+				keep += [(part[0], said(part[0]), w) for w in
+					 comment_words(body)]
+		drop.update(inner)
+		trailing = [split_comment(texts[j])[1] for j in copies]
+		both = len(copies) == 2 and trailing[0] is not None and \
+		       trailing[0] == trailing[1]
+		for j, c in zip(copies, trailing):
+			if c is not None and not both:
+				keep += [(j, said(j), w) for w in comment_words(c)]
 		drop.update(copies[1:])
-		if copies:
-			lines[copies[0]] = (lines[copies[0]][0], merged_line(
-				[texts[j] for j in copies]))
-	return [l for i, l in enumerate(lines) if i not in drop]
+		if not copies:
+			continue
+		first_copy = copies[0]
+		eol = texts[first_copy][len(texts[first_copy].rstrip('\r\n')):] or '\n'
+		if not both:
+			lines[first_copy] = (lines[first_copy][0],
+					     split_comment(texts[first_copy])[0] + eol)
+		words = []
+		for j, prefix, w in sorted(keep, key=lambda k: k[0]):
+			if not RESTATE.sub('', w):
+				print('cocci-finish: %s:%d: comment "%s" dropped: it only '
+				      'restates the option and the default that the '
+				      'MAYBE line states' % (path, j + 1, w),
+				      file=sys.stderr)
+			else:
+				words.append(prefix + w)
+		if words:
+			indent = re.match(r'[ \t]*', texts[first_copy]).group(0)
+			above[first_copy] = comment_lines(words, indent, eol)
+	out = []
+	for i, l in enumerate(lines):
+		out += [(object(), c) for c in above.get(i, [])]
+		if i not in drop:
+			out.append(l)
+	return out
 
 
 def width(s):
@@ -332,12 +414,17 @@ LONG_LINE = 100
 ONE_LINE_MACRO = re.compile(r'^(\s*#\s*define\s+\w+(?:\([^)]*\))?)\s+(\S.*)$')
 
 
+NOT_CALL = ('if', 'while', 'for', 'switch', 'return', 'sizeof')
+
+
 def operator_break(code, start):
-	"""(head, column, rest) of code broken after the last &&, || or ,
-	before offset start at the depth of start, the rest to be aligned
-	one past the open parenthesis that holds them; None when there is
-	no such operator."""
-	stack, quote = [[None, None]], None
+	"""(head, column, rest) of code broken after the last && or || before
+	offset start, the rest aligned one past the open parenthesis that
+	holds them; never inside a call's parentheses (a maintainer breaks
+	a condition at its operators, not a call between its arguments):
+	the deepest level with such an operator that no call encloses.
+	None when there is none."""
+	stack, quote = [[None, None, False]], None
 	j = 0
 	while j < start:
 		ch = code[j]
@@ -349,18 +436,24 @@ def operator_break(code, start):
 		elif ch in '"\'':
 			quote = ch
 		elif ch == '(':
-			stack.append([j, None])
+			name = re.search(r'(\w+)\s*$', code[:j])
+			stack.append([j, None, bool(name) and
+				      name.group(1) not in NOT_CALL])
 		elif ch == ')' and len(stack) > 1:
 			stack.pop()
 		elif code.startswith(('&&', '||'), j):
 			stack[-1][1] = j + 2
 			j += 1
-		elif ch == ',':
-			stack[-1][1] = j + 1
 		j += 1
-	paren, op = stack[-1]
-	if paren is None or op is None:
+	best = None
+	for paren, op, call in stack:
+		if call:
+			break
+		if paren is not None and op is not None:
+			best = (paren, op)
+	if best is None:
 		return None
+	paren, op = best
 	return code[:op].rstrip(), width(code[:paren + 1]), code[op:].lstrip()
 
 
@@ -390,6 +483,7 @@ def wrap(texts, idx):
 	one = ONE_LINE_MACRO.match(code) if macro and not cont and \
 	      DEFINE.match(code) else None
 	m = re.search(r'static_branch_maybe\((CONFIG_\w+),\s*', code)
+	inside = None
 	if one:
 		forms.append([with_backslash(one.group(1), col),
 			      '\t' + one.group(2)])
@@ -403,10 +497,9 @@ def wrap(texts, idx):
 		# The backslash column counts from the start of the line: pad
 		# the indented continuation, not the bare rest (that put the
 		# backslash one indent too far right, past 100 columns).
-		forms.append([head, tail(indent + rest)])
-		# Before the test, at the && or , in front of it, aligned
-		# with the parenthesis that holds both: when the test sits far
-		# right, its continuation above would be wider than the line.
+		inside = [head, tail(indent + rest)]
+		# Before the test, at the && or || in front of it, aligned
+		# with the parenthesis that holds both.
 		ob = operator_break(code, m.start())
 		if ob:
 			head, c, rest = ob
@@ -415,12 +508,23 @@ def wrap(texts, idx):
 				      tail(indent + rest)])
 	widest = lambda f: max(width(l) for l in f)
 	fits = [f for f in forms if widest(f) <= 80]
+	# The line before the conversion: static_branch_unlikely(& where
+	# static_branch_maybe(CONFIG_X, & is now.
+	was = width(whole[0]) - (len(m.group(0)) - len('static_branch_unlikely(')
+				 if m else 0)
 	if fits:
 		best = fits[0]
+	elif inside and was <= 80 and widest(inside) <= 80:
+		# The original fitted in 80 columns and no && or || lets the
+		# new line fit: break after the CONFIG argument, as Linux's own
+		# want_init_on_alloc() does.
+		best = inside
 	elif width(whole[0]) <= LONG_LINE:
+		# No operator to break at: the line stays whole (checkpatch
+		# takes up to 100 columns) rather than break inside the call.
 		best = whole
 	else:
-		best = min(forms + [whole], key=widest)
+		best = min(forms + [f for f in [inside] if f] + [whole], key=widest)
 	return ''.join(l + (nl or '\n') for l in best[:-1]) + best[-1] + nl
 
 

@@ -126,6 +126,59 @@ def parts(diff):
 	return {k: (c, sorted(m), n[0]) for k, (c, m, n) in out.items()}
 
 
+OLD_TEST = re.compile(r'\bstatic_branch_(likely|unlikely)\(\s*&\s*\(?\s*(\w+)')
+
+
+def old_tests(diff):
+	"""{key: {'likely': [path:line], 'unlikely': [...]}} of the tests a
+	diff removes, at their lines in the file before it."""
+	out, path, line = {}, None, 0
+	for l in diff.splitlines():
+		if l.startswith('diff --git '):
+			path = l.split()[2][2:]
+		elif l.startswith('@@ '):
+			line = int(re.match(r'@@ -(\d+)', l).group(1))
+		elif l.startswith(('---', '+++')):
+			continue
+		elif l[:1] in (' ', '-'):
+			if l[0] == '-':
+				for how, key in OLD_TEST.findall(l):
+					out.setdefault(key, {'likely': [], 'unlikely': []})[
+						how].append('%s:%d' % (path, line))
+			line += 1
+	return out
+
+
+def layout(key, cfg, tests):
+	"""What the converted tests of key change, in which configuration.
+	static_branch_maybe() is static_branch_unlikely() with the option off
+	and static_branch_likely() with it on, so an unlikely test changes
+	its layout with the option on, a likely test with it off: say which,
+	by place, rather than that nothing changes."""
+	lk = tests.get('likely', [])
+	un = tests.get('unlikely', [])
+	if not lk:
+		return ('With %s off the generated code does not change (%s already '
+			'an unlikely branch); with it on, %s a likely branch.' % (
+				cfg, 'the test was' if len(un) == 1 else
+				'the %d tests were' % len(un),
+				'it becomes' if len(un) == 1 else 'each becomes'))
+	said = ('With %s off, the static_branch_likely() %s of %s at %s %s: '
+		'the generated code changes there, what the author laid out '
+		'inline goes out of line' % (
+			cfg, 'test' if len(lk) == 1 else 'tests', key, ', '.join(lk),
+			'becomes an unlikely branch' if len(lk) == 1 else
+			'become unlikely branches'))
+	if un:
+		said += ('; with it on, the static_branch_unlikely() %s at %s %s '
+			 'likely' % ('test' if len(un) == 1 else 'tests',
+				     ', '.join(un), 'becomes' if len(un) == 1
+				     else 'become'))
+	else:
+		said += '; with it on the generated code does not change'
+	return said + '.'
+
+
 def rank(conv):
 	"""Definitions first, then declarations, then groups of tests only."""
 	macros = [m for _, ms, _ in conv.values() for m in ms]
@@ -170,8 +223,11 @@ GIT_PREFIX = re.compile(r'^([\w.,/+-]+(?:: [\w.,/+-]+)*): \S')
 
 
 def git_prefix(root, paths):
-	"""The prefix most of the last commits of these files use (at least
-	two of them), or None: the subsystem's own convention."""
+	"""(prefix, capital) of the last commits of these files: the prefix
+	most of them use (at least two), and whether most of the subjects
+	with that prefix go on with a capital letter ("x86/mm: Fix", tip's
+	way) or not ("mm/slub: fix", mm's); None outside git or without a
+	prefix two commits share."""
 	if not os.path.isdir(os.path.join(root, '.git')):
 		return None
 	r = subprocess.run(['git', 'log', '-n', '50', '--no-merges',
@@ -179,36 +235,47 @@ def git_prefix(root, paths):
 			   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 	if r.returncode != 0:
 		return None
-	count = {}
+	count, upper = {}, {}
 	for subj in r.stdout.decode('utf-8', 'replace').splitlines():
 		m = GIT_PREFIX.match(subj)
 		if m:
-			count[m.group(1)] = count.get(m.group(1), 0) + 1
+			k = m.group(1)
+			count[k] = count.get(k, 0) + 1
+			first = subj[m.end(1) + 2:m.end(1) + 3]
+			if first.isalpha():
+				upper.setdefault(k, [0, 0])[first.isupper()] += 1
 	best = max(sorted(count), key=lambda k: count[k], default=None)
-	return best if best and count[best] >= 2 else None
+	if not best or count[best] < 2:
+		return None
+	low, up = upper.get(best, [0, 1])
+	return best, up >= low
 
 
 def prefix(root, paths):
-	"""The subject's subsystem prefix: the one the files' git log uses,
-	else the one their paths give (the .c files' when they agree: mm/slub
-	for mm/slub.c with mm/slab.h), else their common directory."""
+	"""(prefix, capital) of the subject: the subsystem prefix and case
+	the files' git log uses, else the prefix their paths give (the .c
+	files' when they agree: mm/slub for mm/slub.c with mm/slab.h), else
+	their common directory, with a capital (the tip trees' and most
+	subsystems' way)."""
 	pre = git_prefix(root, paths)
 	if pre:
 		return pre
 	for ps in ([p for p in paths if p.endswith('.c')], paths):
 		got = {path_prefix(p) for p in ps}
 		if len(got) == 1:
-			return got.pop()
-	return os.path.commonpath(paths) or 'treewide'
+			return got.pop(), True
+	return os.path.commonpath(paths) or 'treewide', True
 
 
 def subject(pre, conv):
 	"""One wording for every patch, at most SUBJECT_MAX characters: the
 	keys the patch defines or declares (else those it tests) by name
-	while they fit."""
+	while they fit.  pre: prefix()."""
+	pre, capital = pre
 	keys = sorted(k for k, (_, ms, _) in conv.items() if ms) or sorted(conv)
-	s = '%s: Use %s' % (pre, 'a MAYBE static key' if len(keys) == 1
-			    else 'MAYBE static keys')
+	s = '%s: %s %s' % (pre, 'Use' if capital else 'use',
+			   'a MAYBE static key' if len(keys) == 1
+			   else 'MAYBE static keys')
 	if len(s + ' for ' + ', '.join(keys)) <= SUBJECT_MAX:
 		return s + ' for ' + ', '.join(keys)
 	if len(s) <= SUBJECT_MAX:
@@ -221,13 +288,36 @@ def plural(n, word):
 	return '%d %s%s' % (n, word, 's' * (n != 1))
 
 
-def message(conv, kconfig, elsewhere):
+def option_message(key, cfg, defs, macros, uses):
+	"""The paragraph of a boot-parameter option made a static key."""
+	acts = []
+	if defs:
+		acts.append('defines it with %s(%s, %s)' % (defs[0], cfg, key))
+	if len(defs) < len(macros):
+		acts.append('declares it with DECLARE_STATIC_KEY_MAYBE(%s, %s)' %
+			    (cfg, key))
+	if uses:
+		acts.append('reads it with static_branch_maybe(%s, &%s) (%s)' % (
+			cfg, key, plural(uses, 'read')))
+	return ('%s is a boot-parameter option whose default %s chooses, read '
+		'as a variable on every test.  This patch %s; the parameter '
+		'sets it with static_branch_enable() or static_branch_disable().  '
+		'The reads change their generated code in both configurations: '
+		'a load and a test become a jump laid out for the default, '
+		'unlikely with %s off and likely with it on.' % (
+			key, cfg, ', '.join(acts) or 'converts it', cfg))
+
+
+def message(conv, kconfig, elsewhere, tests=None, rule='keys'):
 	"""Paragraphs of the commit message.  elsewhere: {key: [subjects of
-	the other patches of the series that convert part of it]}."""
-	lines = []
+	the other patches of the series that convert part of it]}; tests:
+	old_tests() of the patch."""
+	lines, tests = [], tests or {}
 	for key, (cfg, macros, uses) in sorted(conv.items()):
 		defs = [m for m in macros if m.startswith('DEFINE')]
-		if macros:
+		if rule == 'options':
+			lines.append(option_message(key, cfg, defs, macros, uses))
+		elif macros:
 			lines.append(
 				'The initial state of %s is chosen by %s with an #ifdef '
 				'around a pair of TRUE and FALSE %s, but its tests use '
@@ -245,9 +335,8 @@ def message(conv, kconfig, elsewhere):
 			what = what[0].upper() + what[1:] + ', which states the default once'
 			if uses:
 				what += ', and test it with static_branch_maybe(), which lays ' \
-					'the code out for that default.  With %s off the ' \
-					'generated code does not change; with it on the test ' \
-					'becomes a likely branch.' % cfg
+					'the code out for that default.  ' + \
+					layout(key, cfg, tests.get(key, {}))
 			else:
 				what += '.  The generated code does not change: the MAYBE ' \
 					'form is the TRUE or FALSE key that the #ifdef chose.'
@@ -256,9 +345,8 @@ def message(conv, kconfig, elsewhere):
 			lines.append(
 				'%s follows %s (DEFINE_STATIC_KEY_MAYBE()).  Test it with '
 				'static_branch_maybe(%s, &%s) here too, so that these tests '
-				'are laid out for the build-time default as well: with %s '
-				'off the generated code does not change, with it on the '
-				'test becomes a likely branch.' % (key, cfg, cfg, key, cfg))
+				'are laid out for the build-time default as well.  %s' % (
+					key, cfg, cfg, key, layout(key, cfg, tests.get(key, {}))))
 		if elsewhere.get(key):
 			lines.append('The rest of the conversion of %s is in %s in this '
 				     'series.' % (key, ' and '.join(
@@ -268,10 +356,12 @@ def message(conv, kconfig, elsewhere):
 		if where:
 			chk.append('%s is a bool option (%s:%d)' % (cfg, where[1], where[2]))
 		if uses:
-			chk.append('%s converted' % plural(uses, 'test'))
+			chk.append('%s converted' % plural(
+				uses, 'read' if rule == 'options' else 'test'))
 		lines.append('Checked: ' + '; '.join(chk) + '.')
-	lines.append('Generated with coccinelle/static_key_maybe.cocci from the '
-		     'statickeys project.')
+	lines.append('Generated with %s from the statickeys project.' % (
+		'scripts/cocci-options.py' if rule == 'options' else
+		'coccinelle/static_key_maybe.cocci'))
 	return lines
 
 
@@ -300,8 +390,9 @@ def git(cwd, *args, env=None):
 	return r.stdout
 
 
-def series(root, text, notes, outdir, kconfig):
-	"""Write the series for the root-relative patch text; return file names."""
+def series(root, text, notes, outdir, kconfig, rule='keys'):
+	"""Write the series for the root-relative patch text; return file names.
+	rule: 'keys' (#ifdef pairs) or 'options' (boot-parameter options)."""
 	files = split_files(text)
 	if not files:
 		return []
@@ -331,7 +422,7 @@ def series(root, text, notes, outdir, kconfig):
 				 dir=parent)
 	tmp = tempfile.mkdtemp(prefix='cocci-series.')
 	try:
-		names = build(root, files, groups, notes, stage, tmp, env, kconfig)
+		names = build(root, files, groups, notes, stage, tmp, env, kconfig, rule)
 		publish(stage, outdir, names)
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
@@ -361,7 +452,7 @@ def publish(stage, outdir, names):
 			os.unlink(os.path.join(outdir, f))
 
 
-def build(root, files, groups, notes, outdir, tmp, env, kconfig):
+def build(root, files, groups, notes, outdir, tmp, env, kconfig, rule):
 	"""Commit each group in the git work tree tmp and write the series
 	to outdir; return the file names."""
 	git(tmp, 'init', '-q', env=env)
@@ -387,7 +478,8 @@ def build(root, files, groups, notes, outdir, tmp, env, kconfig):
 		os.unlink(pf)
 		elsewhere = {k: [o[4] for o in plan if o[4] != subj and k in o[3]]
 			     for k in conv}
-		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere))
+		body = '\n\n'.join(wrap(p) for p in message(conv, kconfig, elsewhere,
+							       old_tests(diff), rule))
 		git(tmp, 'commit', '-q', '-s', '-m', '%s\n\n%s\n' % (subj, body),
 		    env=env)
 	git(tmp, 'format-patch', '-q', '--cover-letter', '-o', outdir,
@@ -396,9 +488,14 @@ def build(root, files, groups, notes, outdir, tmp, env, kconfig):
 	cover = os.path.join(outdir, names[0])
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		c = f.read()
-	blurb = ['This series converts static keys whose initial state is chosen',
-		 'by a bool Kconfig option to the DEFINE_STATIC_KEY_MAYBE() layer,',
-		 'so that the branch layout follows the build-time default.', '']
+	blurb = (['This series makes boot-parameter options whose default is',
+		  'chosen by a bool Kconfig option static keys',
+		  '(DEFINE_STATIC_KEY_MAYBE()), so that their reads are jumps',
+		  'laid out for the build-time default.', '']
+		 if rule == 'options' else
+		 ['This series converts static keys whose initial state is chosen',
+		  'by a bool Kconfig option to the DEFINE_STATIC_KEY_MAYBE() layer,',
+		  'so that the branch layout follows the build-time default.', ''])
 	if notes:
 		blurb += ['Not converted (left for a human, with the reason):', '']
 		blurb += ['  ' + n for n in notes]
