@@ -69,7 +69,7 @@ endif
 built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_X86_32=y$$/i386/p' \
 		   -e 's/^CONFIG_ARM64=y$$/arm64/p' -e 's/^CONFIG_RISCV=y$$/riscv/p' \
 		   -e 's/^CONFIG_ARM=y$$/arm/p' $(objtree)/.config 2>/dev/null)
-arch_free_goals	:= clean mrproper help check check-fresh check-package \
+arch_free_goals	:= clean mrproper help check check-fresh check-nodebian check-package \
 		   coccicheck check-cocci check-kernel bench-cocci check-arches
 ifneq ($(filter-out $(BUILDARCH),$(built_arch)),)
 ifneq ($(filter-out $(arch_free_goals),$(or $(MAKECMDGOALS),all)),)
