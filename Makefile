@@ -142,24 +142,30 @@ cc_pkg		= the build needs a C compiler, binutils and make (on Debian, as \
 		  root: scripts/install-deps $(strip $(deps-groups))); CC= and CROSS_COMPILE= \
 		  name another compiler.
 
-# The test targets (make run, make check and the rest, and these) ask
-# scripts/install-deps first for the Debian packages they use: it installs
-# what is missing (as root) or names what to install.  Packaging builds,
-# whose build dependencies are already there, pass INSTALL_DEPS=true.
+# Every other target (the tests: make run, make check, make selftests and
+# the rest) asks scripts/install-deps first for the Debian packages it
+# uses: it installs what is missing (as root) or names what to install.
+# Packaging builds, whose build dependencies are already there, pass
+# INSTALL_DEPS=true.
 INSTALL_DEPS	?= $(srctree)/scripts/install-deps
 deps-groups	:= build $(if $(filter $(cross_$(BUILDARCH))-,$(CROSS_COMPILE)),$(BUILDARCH)) \
 		   $(if $(findstring musl,$(CC)),musl) \
 		   $(if $(C),sparse)
-deps-goals	:= selftests run-selftests stress
+build-goals	:= all lib install uninstall tools install-tools uninstall-tools sparse \
+		   $(config_targets) kconfig-defaults clean mrproper help deps
 .PHONY: deps
 deps:
 	$(Q)$(INSTALL_DEPS) $(deps-groups)
-ifneq ($(filter $(deps-goals),$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(build-goals),$(MAKECMDGOALS)),)
 $(objtree)/.dirs: | deps
 endif
 
 $(objtree)/.dirs:
 	$(Q)$(call need_tool,$(firstword $(CC)),make,$(cc_pkg))
+ifneq ($(C),)
+	$(Q)$(call need_tool,$(SPARSE),make C=$(C),sparse checks the sources (on Debian \
+		or Ubuntu as root: scripts/install-deps sparse).)
+endif
 	$(Q)mkdir -p $(objtree)/include/config $(objtree)/include/generated \
 		$(objtree)/include/statickeys
 	$(Q)touch $@
@@ -451,7 +457,9 @@ mrproper:
 	$(Q)rm -rf $(objtree)
 
 help:
-	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
+	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig (kconfig-frontends)'
+	@echo '                kconfig-defaults (regenerate scripts/kconfig-defaults, what make'
+	@echo '                takes without kconfig-conf)'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
 	@echo '                check-arches (i386, riscv, arm and musl in full)'
@@ -464,6 +472,8 @@ help:
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge, fuzz-check [FUZZRUNS=20000]'
 	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
 	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
+	@echo '                check-nodebian (make, make install and a consumer on a root'
+	@echo '                without dpkg, apt or kconfig-frontends; root)'
 	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
 	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
 
