@@ -69,7 +69,7 @@ endif
 built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_X86_32=y$$/i386/p' \
 		   -e 's/^CONFIG_ARM64=y$$/arm64/p' -e 's/^CONFIG_RISCV=y$$/riscv/p' \
 		   -e 's/^CONFIG_ARM=y$$/arm/p' $(objtree)/.config 2>/dev/null)
-arch_free_goals	:= clean mrproper help check check-fresh check-package \
+arch_free_goals	:= clean mrproper help check check-fresh check-nodebian check-package kconfig-defaults \
 		   coccicheck check-cocci check-kernel bench-cocci check-arches
 ifneq ($(filter-out $(BUILDARCH),$(built_arch)),)
 ifneq ($(filter-out $(arch_free_goals),$(or $(MAKECMDGOALS),all)),)
@@ -120,53 +120,112 @@ config_targets	:= defconfig alldefconfig allnoconfig allyesconfig \
 		   listnewconfig
 .PHONY: $(config_targets)
 
-# Every build asks scripts/install-deps first for the Debian packages it
-# uses: it installs what is missing (as root) or names the apt-get command
-# that would, instead of a later "kconfig-conf: not found".  Packaging
-# builds, whose build dependencies are already there, pass INSTALL_DEPS=true.
+# The build needs a C compiler, binutils and make, nothing else: it never
+# installs packages.  Where kconfig-conf (Debian's kconfig-frontends) is
+# missing, `make` takes the default configuration of $(BUILDARCH) from
+# scripts/kconfig-defaults/, which kconfig-conf generated (make
+# kconfig-defaults; selftests/tree/test_kconfig_defaults.sh fails when they
+# differ from what it generates now).  A configuration of one's own
+# (KCONFIG_FRAGMENT, the config targets) needs the tools.
+KCONFIG_DEFAULTS := $(srctree)/scripts/kconfig-defaults/$(BUILDARCH)
+have_kconfig	:= $(shell command -v $(KCONFIG_CONF) 2>/dev/null)
+# need_tool COMMAND,WHAT,WHERE: stop, before anything is written, when
+# COMMAND is not installed, saying what needs it and what provides it.
+need_tool	= command -v $(1) >/dev/null 2>&1 || { \
+		  echo "make: $(2) needs $(1), which is not installed: $(3)" >&2; exit 1; }
+kconfig_pkg	= on Debian and Ubuntu it comes with kconfig-frontends (as root: \
+		  scripts/install-deps build); elsewhere install the kconfig-frontends \
+		  of your distribution, or point KCONFIG_CONF=, KCONFIG_MCONF= and \
+		  KCONFIG_NCONF= at the conf, mconf and nconf of a Linux tree.  Without \
+		  them, make builds the default configuration.
+cc_pkg		= the build needs a C compiler, binutils and make (on Debian, as \
+		  root: scripts/install-deps $(strip $(deps-groups))); CC= and CROSS_COMPILE= \
+		  name another compiler.
+
+# Every other target (the tests: make run, make check, make selftests and
+# the rest) asks scripts/install-deps first for the Debian packages it
+# uses: it installs what is missing (as root) or names what to install.
+# Packaging builds, whose build dependencies are already there, pass
+# INSTALL_DEPS=true.
 INSTALL_DEPS	?= $(srctree)/scripts/install-deps
 deps-groups	:= build $(if $(filter $(cross_$(BUILDARCH))-,$(CROSS_COMPILE)),$(BUILDARCH)) \
 		   $(if $(findstring musl,$(CC)),musl) \
 		   $(if $(C),sparse)
+build-goals	:= all lib install uninstall tools install-tools uninstall-tools sparse \
+		   $(config_targets) kconfig-defaults clean mrproper help deps
 .PHONY: deps
 deps:
 	$(Q)$(INSTALL_DEPS) $(deps-groups)
-
+ifneq ($(filter-out $(build-goals),$(MAKECMDGOALS)),)
 $(objtree)/.dirs: | deps
+endif
+
+$(objtree)/.dirs:
+	$(Q)$(call need_tool,$(firstword $(CC)),make,$(cc_pkg))
+ifneq ($(C),)
+	$(Q)$(call need_tool,$(SPARSE),make C=$(C),sparse checks the sources (on Debian \
+		or Ubuntu as root: scripts/install-deps sparse).)
+endif
 	$(Q)mkdir -p $(objtree)/include/config $(objtree)/include/generated \
 		$(objtree)/include/statickeys
 	$(Q)touch $@
 
-$(config_targets): deps
 defconfig alldefconfig: $(objtree)/.dirs
+	$(Q)$(call need_tool,$(KCONFIG_CONF),make $@,$(kconfig_pkg))
 	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
 		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
 allnoconfig allyesconfig olddefconfig oldconfig listnewconfig: $(objtree)/.dirs
+	$(Q)$(call need_tool,$(KCONFIG_CONF),make $@,$(kconfig_pkg))
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) --$@ $(srctree)/Kconfig
 menuconfig: $(objtree)/.dirs
+	$(Q)$(call need_tool,$(KCONFIG_MCONF),make $@,$(kconfig_pkg))
 	$(Q)$(kconfig_env) $(KCONFIG_MCONF) $(srctree)/Kconfig
 nconfig: $(objtree)/.dirs
+	$(Q)$(call need_tool,$(KCONFIG_NCONF),make $@,$(kconfig_pkg))
 	$(Q)$(kconfig_env) $(KCONFIG_NCONF) $(srctree)/Kconfig
 savedefconfig: $(objtree)/.dirs
+	$(Q)$(call need_tool,$(KCONFIG_CONF),make $@,$(kconfig_pkg))
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) --savedefconfig=$(objtree)/defconfig $(srctree)/Kconfig
 	@echo "  wrote $(objtree)/defconfig"
-
-# `make` with no .config takes the defaults.
-$(KCONFIG_CONFIG): | $(objtree)/.dirs
-	$(quiet) CONFIG "defaults ($(SRCARCH))"
-	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
-		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
 
 KCONFIG_FILES	:= $(srctree)/Kconfig $(wildcard $(srctree)/*/Kconfig* \
 		   $(srctree)/arch/*/Kconfig)
 
+# `make` with no .config takes the defaults: kconfig-conf's, or without it
+# the committed ones.  A fragment needs kconfig-conf.
+$(KCONFIG_CONFIG): | $(objtree)/.dirs
+	$(quiet) CONFIG "defaults ($(BUILDARCH))$(if $(KCONFIG_FRAGMENT)$(have_kconfig),, from scripts/kconfig-defaults)"
+ifneq ($(KCONFIG_FRAGMENT)$(have_kconfig),)
+	$(Q)$(call need_tool,$(KCONFIG_CONF),KCONFIG_FRAGMENT=$(KCONFIG_FRAGMENT),$(kconfig_pkg))
+	$(Q)$(kconfig_env) $(if $(KCONFIG_FRAGMENT),KCONFIG_ALLCONFIG=$(abspath $(KCONFIG_FRAGMENT))) \
+		$(KCONFIG_CONF) -s --alldefconfig $(srctree)/Kconfig
+else
+	$(Q)cp $(KCONFIG_DEFAULTS)/config $@.tmp && mv $@.tmp $@
+endif
+
 # New symbols take their defaults (as olddefconfig) instead of prompting:
-# a build must never stop for input.
-$(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES) | deps
+# a build must never stop for input.  Without kconfig-conf only the
+# committed defaults have a header to go with them.
+$(AUTOCONF): $(KCONFIG_CONFIG) $(KCONFIG_FILES)
 	$(quiet) SYNC "$(notdir $@)"
+ifneq ($(have_kconfig),)
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --olddefconfig $(srctree)/Kconfig
 	$(Q)$(kconfig_env) $(KCONFIG_CONF) -s --silentoldconfig $(srctree)/Kconfig < /dev/null
 	$(Q)touch $@
+else
+	$(Q)cmp -s $< $(KCONFIG_DEFAULTS)/config || { \
+		echo "make: $(O)/.config is not the default configuration of ARCH=$(BUILDARCH);" \
+		     "building it needs $(KCONFIG_CONF), which is not installed: $(kconfig_pkg)" >&2; \
+		exit 1; }
+	$(Q)cp $(KCONFIG_DEFAULTS)/autoconf.h $@.tmp && mv $@.tmp $@
+endif
+
+# The committed defaults, generated again by kconfig-conf for every ARCH.
+.PHONY: kconfig-defaults
+kconfig-defaults:
+	$(Q)$(call need_tool,$(KCONFIG_CONF),make $@,$(kconfig_pkg))
+	$(Q)KCONFIG_CONF=$(KCONFIG_CONF) $(srctree)/scripts/gen-kconfig-defaults \
+		$(srctree)/scripts/kconfig-defaults
 
 # The installed configuration: every option guarded, so that a program with
 # its own Kconfig may define the same names first.  CONFIG_JUMP_LABEL also
@@ -398,7 +457,9 @@ mrproper:
 	$(Q)rm -rf $(objtree)
 
 help:
-	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig'
+	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig (kconfig-frontends)'
+	@echo '                kconfig-defaults (regenerate scripts/kconfig-defaults, what make'
+	@echo '                takes without kconfig-conf)'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
 	@echo '                check-arches (i386, riscv, arm and musl in full)'
@@ -411,6 +472,8 @@ help:
 	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge, fuzz-check [FUZZRUNS=20000]'
 	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
 	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
+	@echo '                check-nodebian (make, make install and a consumer on a root'
+	@echo '                without dpkg, apt or kconfig-frontends; root)'
 	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
 	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
 

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/* make kconfig-defaults: kconfig-conf's header for ARCH=riscv */
+/*
+ *
+ * Automatically generated file; DO NOT EDIT.
+ * statickeys configuration
+ *
+ */
+#define CONFIG_HAVE_ARCH_JUMP_LABEL 1
+#define CONFIG_JUMP_LABEL 1
+#define CONFIG_RISCV 1
