@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+#
+# scripts/run-tests' counting rules, pinned with fake tests: a crash, a
+# short plan, a non-zero exit without "not ok" each count as one more
+# failure; SKIP lines count as skipped, not passed; the per-suite line and
+# the TOTALS line scripts/check adds up; the RUNNER prefix for programs.
+# Run once by make check (the source tree suites), in every runner mode.
+. "$srctree/selftests/lib/tap.sh"
+
+run_tests=$srctree/scripts/run-tests
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# fake NAME BODY: a test script; NAME without .sh is run as a program
+# (through the prefix), with .sh by bash, as run-tests tells them apart.
+fake() {
+	{ echo '#!/bin/bash'; printf '%s\n' "$2"; } > "$tmp/$1"
+	chmod +x "$tmp/$1"
+}
+fake pass.sh	'echo "1..2"; echo "ok 1 - one"; echo "ok 2 - two"'
+fake skip.sh	'echo "1..2"; echo "ok 1 - ran"; echo "ok 2 - not here # SKIP no such thing"'
+fake crash	'echo "1..3"; echo "ok 1 - before"; kill -SEGV $$'
+fake short.sh	'echo "1..3"; echo "ok 1 - a"; echo "ok 2 - b"'
+fake exit3.sh	'echo "1..1"; echo "ok 1 - fine"; exit 3'
+fake fail.sh	'echo "1..2"; echo "ok 1 - a"; echo "not ok 2 - b"; exit 1'
+fake noplan.sh	'echo "ok 1 - a"'
+# Run through the prefix: passes only when the prefix ran it.
+fake prefixed	'echo "1..1"; [ "${RT_PREFIX:-}" = yes ]; r=$?; [ $r -eq 0 ] && echo "ok 1 - prefix ran me" || echo "not ok 1 - no prefix"; exit $r'
+fake stderr.sh	'echo "1..1"; echo "a diagnostic" >&2; echo "ok 1 - quiet"'
+
+# expect MODE TEXT WANT_STATUS SUITE_LINE TOTALS_LINE TEST...: run-tests in
+# runner MODE (RUN_TESTS_HARNESS: empty is the default), check its exit
+# status and its last two lines.
+expect() {
+	local mode=$1 text=$2 want=$3 suite=$4 totals=$5 out rc
+	shift 5
+	out=$(RUN_TESTS_HARNESS=$mode "$run_tests" -p "env RT_PREFIX=yes" -t fake "$@" 2>&1)
+	rc=$?
+	[ "$rc" -ne 0 ] && rc=1
+	if [ "$rc" -eq "$want" ] &&
+	   [ "$(printf '%s\n' "$out" | tail -n 2 | head -n 1)" = "$suite" ] &&
+	   [ "$(printf '%s\n' "$out" | tail -n 1)" = "$totals" ]; then
+		tap_ok 0 "$text${mode:+ ($mode)}"
+	else
+		tap_ok 1 "$text${mode:+ ($mode)}"
+		{ echo "want status $want, \"$suite\", \"$totals\"; got status $rc:"
+		  printf '%s\n' "$out" | tail -n 15; } | tap_diag
+	fi
+}
+
+modes=${RUN_TESTS_MODES:-default}
+set -- $modes
+tap_plan $(( $# * 10 ))
+for m in $modes; do
+	[ "$m" = default ] && m=
+	expect "$m" "passing tests count as passed" 0 \
+		"# suite fake : 2 passed, 0 failed, 0 skipped" "TOTALS 2 0 0" "$tmp/pass.sh"
+	expect "$m" "a SKIP counts as skipped, not passed" 0 \
+		"# suite fake : 1 passed, 0 failed, 1 skipped" "TOTALS 1 0 1" "$tmp/skip.sh"
+	expect "$m" "a crashed program is one more failure" 1 \
+		"# suite fake : 1 passed, 1 failed, 0 skipped" "TOTALS 1 1 0" "$tmp/crash"
+	expect "$m" "fewer checks than planned is one more failure" 1 \
+		"# suite fake : 2 passed, 1 failed, 0 skipped" "TOTALS 2 1 0" "$tmp/short.sh"
+	expect "$m" "a non-zero exit without not ok is one more failure" 1 \
+		"# suite fake : 1 passed, 1 failed, 0 skipped" "TOTALS 1 1 0" "$tmp/exit3.sh"
+	expect "$m" "a not ok with its non-zero exit is one failure only" 1 \
+		"# suite fake : 1 passed, 1 failed, 0 skipped" "TOTALS 1 1 0" "$tmp/fail.sh"
+	expect "$m" "a missing plan is one more failure" 1 \
+		"# suite fake : 1 passed, 1 failed, 0 skipped" "TOTALS 1 1 0" "$tmp/noplan.sh"
+	expect "$m" "programs run through the prefix" 0 \
+		"# suite fake : 1 passed, 0 failed, 0 skipped" "TOTALS 1 0 0" "$tmp/prefixed"
+	expect "$m" "stderr is not TAP but does no harm" 0 \
+		"# suite fake : 1 passed, 0 failed, 0 skipped" "TOTALS 1 0 0" "$tmp/stderr.sh"
+	expect "$m" "a suite adds its tests up" 1 \
+		"# suite fake : 11 passed, 5 failed, 1 skipped" "TOTALS 11 5 1" \
+		"$tmp/pass.sh" "$tmp/skip.sh" "$tmp/crash" "$tmp/short.sh" "$tmp/exit3.sh" \
+		"$tmp/fail.sh" "$tmp/noplan.sh" "$tmp/prefixed" "$tmp/stderr.sh"
+done
+tap_exit
