@@ -27,6 +27,21 @@ fake noplan.sh	'echo "ok 1 - a"'
 # Run through the prefix: passes only when the prefix ran it.
 fake prefixed	'echo "1..1"; [ "${RT_PREFIX:-}" = yes ]; r=$?; [ $r -eq 0 ] && echo "ok 1 - prefix ran me" || echo "not ok 1 - no prefix"; exit $r'
 fake stderr.sh	'echo "1..1"; echo "a diagnostic" >&2; echo "ok 1 - quiet"'
+# Two tests that each wait for the other: they pass only when run at once.
+for n in 1 2; do
+	fake meet$n.sh "echo 1..1; touch '$tmp/here.$n'; i=0
+while [ ! -e '$tmp/here.$((3 - n))' ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+[ -e '$tmp/here.$((3 - n))' ] && echo 'ok 1 - met the other' || echo 'not ok 1 - alone'"
+done
+# Two tests marked serial that fail when they overlap (a lock directory
+# held for a second each).
+for n in 1 2; do
+	fake alone$n.sh "# run-tests: serial (this fake test holds a lock)
+echo 1..1
+if mkdir '$tmp/lock'; then sleep 1; rmdir '$tmp/lock'; echo 'ok 1 - alone'
+else echo 'not ok 1 - overlapped'; fi"
+done
+fake hang.sh	'echo "1..1"; sleep 30; echo "ok 1 - too late"'
 
 # expect MODE TEXT WANT_STATUS SUITE_LINE TOTALS_LINE TEST...: run-tests in
 # runner MODE (RUN_TESTS_HARNESS: empty is the default), check its exit
@@ -50,7 +65,7 @@ expect() {
 
 modes=${RUN_TESTS_MODES:-default}
 set -- $modes
-tap_plan $(( $# * 10 ))
+tap_plan $(( $# * 10 + 3 ))
 for m in $modes; do
 	[ "$m" = default ] && m=
 	expect "$m" "passing tests count as passed" 0 \
@@ -76,4 +91,11 @@ for m in $modes; do
 		"$tmp/pass.sh" "$tmp/skip.sh" "$tmp/crash" "$tmp/short.sh" "$tmp/exit3.sh" \
 		"$tmp/fail.sh" "$tmp/noplan.sh" "$tmp/prefixed" "$tmp/stderr.sh"
 done
+rm -rf "$tmp"/here.*
+CHECK_JOBS=2 expect prove "with CHECK_JOBS=2 two tests run at once" 0 \
+	"# suite fake : 2 passed, 0 failed, 0 skipped" "TOTALS 2 0 0" "$tmp/meet1.sh" "$tmp/meet2.sh"
+CHECK_JOBS=2 expect prove "tests marked serial run one after another" 0 \
+	"# suite fake : 2 passed, 0 failed, 0 skipped" "TOTALS 2 0 0" "$tmp/alone1.sh" "$tmp/alone2.sh"
+RUN_TESTS_TIMEOUT=1 expect "" "a test past its timeout is stopped and one more failure" 1 \
+	"# suite fake : 0 passed, 1 failed, 0 skipped" "TOTALS 0 1 0" "$tmp/hang.sh"
 tap_exit
