@@ -13,6 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 sk_make() {
 	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u CROSS_COMPILE \
 		-u CC -u CXX -u OBJDUMP -u NM -u READELF -u RUNNER -u Q -u objtree \
+		-u KCONFIG_FRAGMENT \
 		make -C "$srctree" --no-print-directory "$@"
 }
 

@@ -66,7 +66,7 @@ expect() {
 # Both runners: prove's, and the serial one of hosts without perl.
 have_prove=y
 command -v prove >/dev/null 2>&1 || have_prove=n
-tap_plan 23
+tap_plan 24
 for m in prove serial; do
 	if [ "$m" = prove ] && [ "$have_prove" = n ]; then
 		for i in $(seq 1 10); do
@@ -97,6 +97,18 @@ for m in prove serial; do
 		"$tmp/pass.sh" "$tmp/skip.sh" "$tmp/crash" "$tmp/short.sh" "$tmp/exit3.sh" \
 		"$tmp/fail.sh" "$tmp/noplan.sh" "$tmp/prefixed" "$tmp/stderr.sh"
 done
+# check-vm's guest runs run-tests with busybox sh, where prove is missing:
+# the serial runner must be plain POSIX sh (dash stands in for busybox).
+if command -v dash >/dev/null 2>&1; then
+	out=$(RUN_TESTS_HARNESS=serial dash "$run_tests" -t fake "$tmp/pass.sh" \
+		"$tmp/short.sh" 2>&1)
+	[ "$(printf '%s\n' "$out" | tail -n 1)" = "TOTALS 4 1 0" ]
+	r=$?
+	tap_ok $r "under a POSIX sh (dash), the serial runner counts the same"
+	[ $r -eq 0 ] || printf '%s\n' "$out" | tail -n 10 | tap_diag
+else
+	tap_skip "dash is not installed" "under a POSIX sh, the serial runner counts the same"
+fi
 if [ "$have_prove" = n ]; then
 	tap_skip "prove is not installed (Debian: perl)" "two tests run at once"
 	tap_skip "prove is not installed (Debian: perl)" "serial tests one after another"
