@@ -462,6 +462,7 @@ help:
 	@echo '                takes without kconfig-conf)'
 	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
 	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
+	@echo '                [CHECK_JOBS=n tests at once, default the CPUs; Documentation/testing.rst]'
 	@echo '                check-arches (i386, riscv, arm and musl in full)'
 	@echo '                stress [STRESS_SECS=20 STRESS_COUNTS=20], check-gdb, check-valgrind,'
 	@echo '                check SANITIZE=address,undefined|thread'
