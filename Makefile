@@ -349,6 +349,10 @@ PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
+# What a program linking libstatickeys.a needs besides (the shared library
+# brings them itself): statickeys.pc's Libs.private, and the CMake
+# package's statickeys::statickeys_static (scripts/Makefile.cmake).
+SK_LIBS_PRIVATE	:= -pthread -ldl
 
 # Generated on every make and replaced only when it changed: `make` then
 # `make install PREFIX=/usr LIBDIR=/usr/lib/<triplet>` (what distribution
@@ -358,6 +362,7 @@ $(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH_CFLAGS@|$(if $(ARCH_CFLAGS), $(ARCH_CFLAGS))|' \
+		-e 's|@LIBS_PRIVATE@|$(SK_LIBS_PRIVATE)|' \
 		$< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
 		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
