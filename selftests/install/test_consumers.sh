@@ -80,8 +80,8 @@ done
 tap_ok $([ -z "$missing" ]; echo $?) \
 	"the examples are installed in /usr/share/doc/statickeys/examples${missing:+ (missing:$missing)}"
 cp -r "$ex" "$tmp/examples" 2>/dev/null || mkdir -p "$tmp/examples"
-logged make -C "$tmp/examples" CC="$CC" PKG_CONFIG="$PKG_CONFIG"
-tap_ok $? "plain Makefile + pkg-config: every example builds outside the tree"
+logged make -C "$tmp/examples" CC="$CC" PKG_CONFIG="$PKG_CONFIG" all check
+tap_ok $? "plain Makefile + pkg-config: every example builds outside the tree, and its make check passes"
 for t in plain:'work(2) traced' batch:'8 of 8 probes on' \
 	 daemon:'debug logging off'; do
 	p=${t%%:*}
