@@ -30,6 +30,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+: "${READELF:=readelf}"
 
 # A make of our own, not a sub-make of the one running the tests.
 sk_make() {
