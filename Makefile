@@ -349,6 +349,10 @@ PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
+# What a program linking libstatickeys.a needs besides (the shared library
+# brings them itself): statickeys.pc's Libs.private, and the CMake
+# package's statickeys::statickeys_static (scripts/Makefile.cmake).
+SK_LIBS_PRIVATE	:= -pthread -ldl
 
 # Generated on every make and replaced only when it changed: `make` then
 # `make install PREFIX=/usr LIBDIR=/usr/lib/<triplet>` (what distribution
@@ -358,6 +362,7 @@ $(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH_CFLAGS@|$(if $(ARCH_CFLAGS), $(ARCH_CFLAGS))|' \
+		-e 's|@LIBS_PRIVATE@|$(SK_LIBS_PRIVATE)|' \
 		$< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
 		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
@@ -456,26 +461,54 @@ clean:
 mrproper:
 	$(Q)rm -rf $(objtree)
 
+# One line a target; README.md names no target that is not here
+# (selftests/tree/test_docs.sh checks it).
 help:
-	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig (kconfig-frontends)'
-	@echo '                kconfig-defaults (regenerate scripts/kconfig-defaults, what make'
-	@echo '                takes without kconfig-conf)'
-	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
-	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
-	@echo '                check-arches (i386, riscv, arm and musl in full)'
-	@echo '                stress [STRESS_SECS=20 STRESS_COUNTS=20], check-gdb, check-valgrind,'
-	@echo '                check SANITIZE=address,undefined|thread'
-	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
-	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
-	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
-	@echo '                bench-kstack, bench-cocci'
-	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge, fuzz-check [FUZZRUNS=20000]'
-	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
-	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
-	@echo '                check-nodebian (make, make install and a consumer on a root'
-	@echo '                without dpkg, apt or kconfig-frontends; root)'
-	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
-	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
+	@echo 'Configuration (kconfig-frontends, on Kconfig; make without a .config takes the defaults):'
+	@echo '  defconfig        the defaults, written to $$(O)/.config'
+	@echo '  menuconfig       change .config in kconfig-mconf'
+	@echo '  nconfig          change .config in kconfig-nconf'
+	@echo '  olddefconfig     bring an old .config up to date, new options at their defaults'
+	@echo '  savedefconfig    write $$(O)/defconfig, the options that differ from the defaults'
+	@echo '  kconfig-defaults regenerate scripts/kconfig-defaults/ (what make takes without kconfig-conf)'
+	@echo 'Build and install:'
+	@echo '  all              (default) libstatickeys.a and .so, statickeys.pc, the CMake package, statickeys-keys'
+	@echo '  install          [DESTDIR= PREFIX=/usr/local LIBDIR= INCLUDEDIR= MANDIR= DOCDIR=] library, headers,'
+	@echo '                   .pc, CMake package, statickeys-keys, man pages (1, 3, 7), gdb script, examples'
+	@echo '  uninstall        remove what install put there'
+	@echo '  clean            remove the build products of $$(O), keep its .config'
+	@echo '  mrproper         remove $$(O) entirely'
+	@echo 'Tests:'
+	@echo '  check            every test (README: what and how long); ends "N passed, N failed, N skipped"'
+	@echo '  run-selftests    the selftests of this O=/ARCH=/.config only [SELFTESTS_ONLY="dir ..."]'
+	@echo '  check-arches     i386, riscv, arm and musl in full (make check runs their core)'
+	@echo '  check-kernel     the Coccinelle conversion of the whole Linux 6.1 tree (long)'
+	@echo '  check-vm         the selftests on Debian'"'"'s kernels under qemu-system [ARCH=x86|arm64]'
+	@echo '  check-boot       Linux 6.1 as shipped and converted, booted and compared (long)'
+	@echo '  check-gdb        a toggling program under gdb -batch'
+	@echo '  check-valgrind   the thread tests under valgrind memcheck'
+	@echo '  stress           the stress programs [STRESS_SECS=20 STRESS_COUNTS=20]'
+	@echo '  check-cocci      golden tests of the semantic patches (TAP; in make check)'
+	@echo '  coccicheck       the semantic patches on a tree [MODE=report|patch|context|org|series|lint M=dir J=n]'
+	@echo '  check-fresh      README.md followed on a fresh Debian 12 root (root, downloads, long)'
+	@echo '  check-package    debian/ built, lintian, installed and used (root)'
+	@echo '  check-nodebian   make, make install and a consumer on a root without dpkg, apt or kconfig-frontends (root)'
+	@echo '  fuzz             the command-line parser and ELF reader under libFuzzer [FUZZTIME=60]'
+	@echo '  fuzz-merge       fold new fuzzer finds into the corpora'
+	@echo '  fuzz-check       a bounded fuzz run of the ELF reader [FUZZRUNS=20000]'
+	@echo 'Figures:'
+	@echo '  run              randomize_kstack_offset through real entry code [CMDLINE="randomize_kstack_offset=off"]'
+	@echo '  bench            Documentation/benchmarks.rst'"'"'s figures'
+	@echo '  bench-kstack     the kstack consumer'"'"'s cost per entry'
+	@echo '  bench-cocci      whole-tree Coccinelle runs beside plain spatch'
+	@echo '  ro-cost          what read-only keys cost an object, with each linker'
+	@echo '  help             this list'
+	@echo 'Options:           O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
+	@echo '                   LLVM=1 V=1 W=1|e C=1|2 -s, check SANITIZE=address,undefined|thread'
+	@echo 'What make check leaves to CI (they run when CI=true, as CI systems set it, or by their switch):'
+	@echo '  check-kernel (CHECK_KERNEL=1), check-vm (CHECK_VM=1), check-arches in full (CHECK_MORE_FULL=1)'
+	@echo 'and to you (never part of make check): check-boot, check-fresh, check-nodebian, check-package,'
+	@echo '  check-valgrind, bench, fuzz (make check runs fuzz-check), SANITIZE= runs'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))
