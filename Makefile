@@ -316,11 +316,18 @@ ifneq ($(C),)
 endif
 	$(Q)$(CC) $(CPPFLAGS_SK) $(CFLAGS_LIB) $(CFLAGS_$(notdir $@)) -MMD -MP -c $< -o $@
 
-$(LIB_A): $(lib-obj)
-	$(quiet) AR "$(notdir $@)"
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+# The list of objects each library is made of, rewritten only when it
+# changes: a library built from another list (the core with the kstack
+# objects in it, from before libstatickeys-kstack) is linked again.
+$(objtree)/.lib-obj: FORCE | $(objtree)/.dirs
+	$(Q)echo $(lib-obj) > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
+$(LIB_A): $(lib-obj) $(objtree)/.lib-obj
+	$(quiet) AR "$(notdir $@)"
+	$(Q)rm -f $@ && $(AR) rcs $@ $(lib-obj)
+
+$(LIB_SO): $(lib-obj) $(VERSION_SCRIPT) $(objtree)/.lib-obj
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
@@ -335,7 +342,7 @@ $(objtree)/libstatickeys.so: $(LIB_SO)
 # the core, which it registers its keys and parameters with like any object.
 $(KSTACK_A): $(kstack-obj)
 	$(quiet) AR "$(notdir $@)"
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(kstack-obj)
 
 $(KSTACK_SO): $(kstack-obj) $(KSTACK_MAP) $(objtree)/libstatickeys.so
 	$(quiet) LD "$(notdir $@)"
