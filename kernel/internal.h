@@ -275,6 +275,12 @@ __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const char *objname);
 __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
 /*
+ * The start-up report of unknown words (kernel/params_unknown.c): called
+ * once the main program registered, unlocked; @quiet: it was built with
+ * STATICKEYS_UNKNOWN_PARAMS_QUIET.
+ */
+__hidden void __sk_params_report_unknown(bool quiet);
+/*
  * fork() and the parameter locks (kernel/params.c).  The core's one atfork
  * handler takes the locks in the lock order of
  * Documentation/static-keys.rst: __sk_params_fork_prepare_apply() before
