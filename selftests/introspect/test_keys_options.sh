@@ -13,7 +13,7 @@ trap 'exec 3>&- 4<&- 5>&- 6<&-; rm -rf "$tmp"' EXIT
 
 . "$srctree/selftests/introspect/serve.sh"
 
-tap_plan 14
+tap_plan 15
 
 # The version the headers say, which the tool must print.
 ver=$(sed -n 's/^#define STATICKEYS_VERSION_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' \
@@ -34,13 +34,13 @@ err=$("$tool" -k 2>&1); rc=$?
 tap_ok $? "-k without a pattern: usage, status 2"
 
 if [ -n "${RUNNER:-}" ]; then
-	for i in $(seq 5 14); do
+	for i in $(seq 5 15); do
 		tap_skip "the tool reads a native process; under $RUNNER the target's /proc files are the emulator's" "options $i"
 	done
 	tap_exit
 fi
 if [ "$SK_JUMP_LABEL" != y ]; then
-	for i in $(seq 5 14); do
+	for i in $(seq 5 15); do
 		tap_skip "CONFIG_JUMP_LABEL=n: no site, no key to list" "options $i"
 	done
 	tap_exit
@@ -139,4 +139,22 @@ tap_ok $? "--json with two PIDs: one entry each, in order, internal keys left ou
 	grep -q '^key .* k_exe ' "$tmp/one_bad" &&
 	grep -qx "statickeys-keys: no process 2147483647" "$tmp/one_bad.err"
 tap_ok $? "a PID that cannot be read among good ones: the others are listed, it is named, status 1"
+
+# A name the process chose: its library in a folder whose name holds a
+# quote, a backslash and a byte that is not UTF-8.  The JSON stays valid.
+odd=$tmp/$(printf 'q"b\\\377x')
+mkdir "$odd"
+cp "$dir/libintro_dso.so" "$odd/"
+serve env LD_LIBRARY_PATH="$odd" "$dir/test_introspect" --serve "$tmp/self3"
+"$tool" --json "$pid" > "$tmp/odd.json" 2> "$tmp/odd.err"; rc=$?
+unserve
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+objs = {k["object"] for k in d["processes"][0]["keys"]}
+want = [o for o in objs if o.endswith("/q\"b\\\ufffdx/libintro_dso.so")]
+assert want, objs
+' "$tmp/odd.json" && [ $rc -eq 0 ]
+tap_ok $? "--json escapes a mapped file name with a quote, a backslash and a non-UTF-8 byte (U+FFFD)"
+[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/odd.err"
 tap_exit
