@@ -311,7 +311,8 @@ __hidden const char *sk_key_sealed_by(const struct static_key *key);
  * the instruction a site must hold for a key with reference count @count.
  * sk_report_site() says why site @e could not be brought to its key's state
  * (held until jump_label_unlock()).  sk_key_name() names a key by its symbol
- * (asks dladdr: no library lock held).
+ * (asks dladdr, else reads the mapped file's symbol tables: no library lock
+ * held, only for a message).
  */
 __hidden enum jump_label_type sk_entry_type(const struct jump_entry *entry,
 					    int count);
