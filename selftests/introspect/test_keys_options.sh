@@ -15,21 +15,24 @@ trap 'exec 3>&- 4<&- 5>&- 6<&-; rm -rf "$tmp"' EXIT
 
 tap_plan 15
 
+# The options alone run anywhere: under an emulator, through $RUNNER.
+opt_tool() { ${RUNNER:-} "$tool" "$@"; }
+
 # The version the headers say, which the tool must print.
 ver=$(sed -n 's/^#define STATICKEYS_VERSION_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' \
 	"$srctree/include/statickeys/statickeys.h" | paste -sd. -)
-out=$("$tool" --version 2>&1); rc=$?
+out=$(opt_tool --version 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$out" = "statickeys-keys (statickeys) $ver" ]
 tap_ok $? "--version prints the library version $ver ($out)"
-out2=$("$tool" -V 2>&1)
+out2=$(opt_tool -V 2>&1)
 [ "$out2" = "$out" ]
 tap_ok $? "-V is --version"
 
-err=$("$tool" --bogus 1 2>&1); rc=$?
+err=$(opt_tool --bogus 1 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q -- "--bogus" &&
 	echo "$err" | grep -q '^usage: statickeys-keys'
 tap_ok $? "an unknown option is named, with the usage, status 2 ($(echo "$err" | head -1))"
-err=$("$tool" -k 2>&1); rc=$?
+err=$(opt_tool -k 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q '^usage: statickeys-keys'
 tap_ok $? "-k without a pattern: usage, status 2"
 
