@@ -76,7 +76,8 @@ out=$(gdb_run -iex "add-auto-load-scripts-directory $prefix/share/gdb/auto-load"
 if [ "$SK_JUMP_LABEL" = y ]; then
 	echo "$out" | grep -q '^key .* auto_key gdb .* FALSE count 1 on sites 1$'
 else
-	echo "$out" | grep -q 'has no static-key site\|no static keys' &&
+	# The program's key has no site; the library's own probe key may.
+	echo "$out" | grep -q '^key \|no static keys' &&
 		! echo "$out" | grep -q 'Undefined command'
 fi
 tap_ok $? "gdb -batch on an installed program: statickeys-keys works, no source command"
