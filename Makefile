@@ -269,21 +269,35 @@ CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
-# The entry path of the kstack consumer (kernel/entry.c, arch/*/entry)
-# exists for x86-64 and arm64 only.
-entry-arch	:= $(filter x86 arm64,$(BUILDARCH))
 # Sites of one aligned 32-bit instruction share kernel/jump_label_insn32.c.
 insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
-lib-src		:= $(filter-out $(if $(entry-arch),,$(srctree)/kernel/entry.c) \
+# The kstack consumer (kernel/kstack.c, kernel/entry.c, arch/*/entry) is a
+# library of its own on top of the core, libstatickeys-kstack, built where
+# the configuration has HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET (arch/*/Kconfig
+# selects it where there is entry code).  Read from the .config while this
+# Makefile is parsed; before the first build, from the defaults make takes.
+kstack-src	:= $(srctree)/kernel/kstack.c $(srctree)/kernel/entry.c \
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c)
+kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
+		   $(firstword $(wildcard $(KCONFIG_CONFIG)) $(KCONFIG_DEFAULTS)/config) \
+		   2>/dev/null && echo y)
+lib-src		:= $(filter-out $(kstack-src) \
 		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
-		   $(if $(entry-arch),$(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c))
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
 LIB_SONAME	:= libstatickeys.so.$(SOVERSION)
 VERSION_SCRIPT	:= $(srctree)/scripts/libstatickeys.map
+
+kstack-obj	:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(kstack-src))
+KSTACK_A	:= $(objtree)/libstatickeys-kstack.a
+KSTACK_SO	:= $(objtree)/libstatickeys-kstack.so.$(VERSION)
+KSTACK_SONAME	:= libstatickeys-kstack.so.$(SOVERSION)
+KSTACK_MAP	:= $(srctree)/scripts/libstatickeys-kstack.map
+kstack-libs	:= $(if $(kstack-lib),$(KSTACK_A) $(KSTACK_SO) $(objtree)/libstatickeys-kstack.so \
+		   $(objtree)/statickeys-kstack.pc)
 
 # Per-file flags, kbuild style: CFLAGS_file.o := ...
 -include $(wildcard $(srctree)/kernel/Makefile.flags \
@@ -291,7 +305,7 @@ VERSION_SCRIPT	:= $(srctree)/scripts/libstatickeys.map
 
 .PHONY: all lib
 all: lib $(objtree)/statickeys.pc
-lib: $(LIB_A) $(LIB_SO) $(objtree)/libstatickeys.so
+lib: $(LIB_A) $(LIB_SO) $(objtree)/libstatickeys.so $(kstack-libs)
 
 $(objtree)/%.o: $(srctree)/%.c $(CONFIG_H) | $(objtree)/.dirs
 	$(quiet) CC "$*.o"
@@ -302,11 +316,18 @@ ifneq ($(C),)
 endif
 	$(Q)$(CC) $(CPPFLAGS_SK) $(CFLAGS_LIB) $(CFLAGS_$(notdir $@)) -MMD -MP -c $< -o $@
 
-$(LIB_A): $(lib-obj)
-	$(quiet) AR "$(notdir $@)"
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+# The list of objects each library is made of, rewritten only when it
+# changes: a library built from another list (the core with the kstack
+# objects in it, from before libstatickeys-kstack) is linked again.
+$(objtree)/.lib-obj: FORCE | $(objtree)/.dirs
+	$(Q)echo $(lib-obj) > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(LIB_SO): $(lib-obj) $(VERSION_SCRIPT)
+$(LIB_A): $(lib-obj) $(objtree)/.lib-obj
+	$(quiet) AR "$(notdir $@)"
+	$(Q)rm -f $@ && $(AR) rcs $@ $(lib-obj)
+
+$(LIB_SO): $(lib-obj) $(VERSION_SCRIPT) $(objtree)/.lib-obj
 	$(quiet) LD "$(notdir $@)"
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
@@ -317,7 +338,24 @@ $(objtree)/libstatickeys.so: $(LIB_SO)
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(objtree)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $@
 
--include $(lib-obj:.o=.d)
+# libstatickeys-kstack: its own soname and version script, linked with
+# the core, which it registers its keys and parameters with like any object.
+$(KSTACK_A): $(kstack-obj)
+	$(quiet) AR "$(notdir $@)"
+	$(Q)rm -f $@ && $(AR) rcs $@ $(kstack-obj)
+
+$(KSTACK_SO): $(kstack-obj) $(KSTACK_MAP) $(objtree)/libstatickeys.so
+	$(quiet) LD "$(notdir $@)"
+	$(Q)$(CC) -shared -pthread -Wl,-soname,$(KSTACK_SONAME) \
+		-Wl,--version-script=$(KSTACK_MAP) -Wl,-z,noexecstack \
+		-Wl,-z,now -Wl,-z,relro $(EXTRA_LDFLAGS) \
+		-o $@ $(kstack-obj) -L$(objtree) -lstatickeys
+
+$(objtree)/libstatickeys-kstack.so: $(KSTACK_SO)
+	$(Q)ln -sf $(notdir $(KSTACK_SO)) $(objtree)/$(KSTACK_SONAME)
+	$(Q)ln -sf $(KSTACK_SONAME) $@
+
+-include $(lib-obj:.o=.d) $(kstack-obj:.o=.d)
 
 # ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
 SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
@@ -339,7 +377,7 @@ ifeq ($(C),2)
 lib: sparse
 endif
 sparse: $(CONFIG_H)
-	$(Q)status=0; for f in $(lib-src); do \
+	$(Q)status=0; for f in $(lib-src) $(if $(kstack-lib),$(kstack-src)); do \
 		echo "  CHECK   $${f#$(srctree)/}"; \
 		$(SPARSE) $(SPARSE_FLAGS) $(CPPFLAGS_SK) $$f || status=1; \
 	done; exit $$status
@@ -349,15 +387,21 @@ PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
+# What a program linking libstatickeys.a needs besides (the shared library
+# brings them itself): statickeys.pc's Libs.private, and the CMake
+# package's statickeys::statickeys_static (scripts/Makefile.cmake).
+SK_LIBS_PRIVATE	:= -pthread -ldl
 
 # Generated on every make and replaced only when it changed: `make` then
 # `make install PREFIX=/usr LIBDIR=/usr/lib/<triplet>` (what distribution
 # packaging does) must install a .pc that names those directories.
-$(objtree)/statickeys.pc: $(srctree)/scripts/statickeys.pc.in FORCE | $(objtree)/.dirs
+# statickeys-kstack.pc the same way, from its own .pc.in.
+$(objtree)/%.pc: $(srctree)/scripts/%.pc.in FORCE | $(objtree)/.dirs
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH_CFLAGS@|$(if $(ARCH_CFLAGS), $(ARCH_CFLAGS))|' \
+		-e 's|@LIBS_PRIVATE@|$(SK_LIBS_PRIVATE)|' \
 		$< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
 		$(say) GEN "$(notdir $@)"; mv $@.tmp $@; fi
@@ -382,6 +426,13 @@ install: all
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so
 	$(Q)install -m 644 $(objtree)/statickeys.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+ifneq ($(kstack-lib),)
+	$(Q)install -m 644 $(KSTACK_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 755 $(KSTACK_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf $(notdir $(KSTACK_SO)) $(DESTDIR)$(LIBDIR)/$(KSTACK_SONAME)
+	$(Q)ln -sf $(KSTACK_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys-kstack.so
+	$(Q)install -m 644 $(objtree)/statickeys-kstack.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+endif
 	$(quiet) INSTALL "$(DESTDIR)$(PREFIX)"
 	$(Q)$(ldconfig)
 
@@ -395,19 +446,23 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys.pc
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libstatickeys-kstack.a $(DESTDIR)$(LIBDIR)/$(notdir $(KSTACK_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(KSTACK_SONAME) $(DESTDIR)$(LIBDIR)/libstatickeys-kstack.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/statickeys-kstack.pc
 	$(quiet) UNINSTALL "$(DESTDIR)$(PREFIX)"
 	$(Q)$(ldconfig)
 
 # ---- selftests ----
 # Every selftests/<dir>/test_*.c is one TAP program linked with the shared
 # library; selftests/<dir>/Makefile.inc may add objects and rules.
-test-src	:= $(filter-out $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
+# The kstack tests need libstatickeys-kstack (selftests/kstack/Makefile.inc).
+test-src	:= $(filter-out $(if $(kstack-lib),,$(srctree)/selftests/kstack/%),\
 		   $(wildcard $(srctree)/selftests/*/test_*.c))
 test-bin	:= $(patsubst $(srctree)/%.c,$(objtree)/%,$(test-src))
 # Coccinelle and the source tree's own checks do not depend on the
 # configuration: make check runs them once.
 test-sh		:= $(filter-out $(srctree)/selftests/coccinelle/% $(srctree)/selftests/tree/% \
-		   $(if $(entry-arch),,$(srctree)/selftests/kstack/%),\
+		   $(if $(kstack-lib),,$(srctree)/selftests/kstack/%),\
 		   $(wildcard $(srctree)/selftests/*/test_*.sh))
 CFLAGS_TEST	:= $(CFLAGS_SK) -fPIE -I$(srctree)/selftests/lib
 LDFLAGS_TEST	:= -pie -pthread -L$(objtree) -Wl,-rpath,$(objtree)
@@ -451,32 +506,60 @@ check-arches:
 .PHONY: clean mrproper help
 clean:
 	$(Q)rm -rf $(objtree)/kernel $(objtree)/arch $(objtree)/selftests \
-		$(objtree)/*.a $(objtree)/*.so* $(objtree)/statickeys.pc $(objtree)/fuzz
+		$(objtree)/*.a $(objtree)/*.so* $(objtree)/*.pc $(objtree)/fuzz
 
 mrproper:
 	$(Q)rm -rf $(objtree)
 
+# One line a target; README.md names no target that is not here
+# (selftests/tree/test_docs.sh checks it).
 help:
-	@echo 'Configuration:  defconfig menuconfig nconfig olddefconfig savedefconfig (kconfig-frontends)'
-	@echo '                kconfig-defaults (regenerate scripts/kconfig-defaults, what make'
-	@echo '                takes without kconfig-conf)'
-	@echo 'Build:          all (default), install, uninstall [DESTDIR= PREFIX= LIBDIR=]'
-	@echo 'Tests:          check (everything, see README for the time), run-selftests (this O=/ARCH=)'
-	@echo '                [CHECK_JOBS=n tests at once, default the CPUs; Documentation/testing.rst]'
-	@echo '                check-arches (i386, riscv, arm and musl in full)'
-	@echo '                stress [STRESS_SECS=20 STRESS_COUNTS=20], check-gdb, check-valgrind,'
-	@echo '                check SANITIZE=address,undefined|thread'
-	@echo '                coccicheck [MODE=patch|report|context|org M=dir J=n]'
-	@echo '                check-kernel (Coccinelle on Linux 6.1, long)'
-	@echo 'Figures:        run [CMDLINE="randomize_kstack_offset=off"], bench,'
-	@echo '                bench-kstack, bench-cocci'
-	@echo 'Fuzzing:        fuzz [FUZZTIME=60], fuzz-merge, fuzz-check [FUZZRUNS=20000]'
-	@echo 'Packaging:      check-package (debian/ built, installed, used; root)'
-	@echo '                check-fresh (README.md on a fresh Debian 12 root; root, long)'
-	@echo '                check-nodebian (make, make install and a consumer on a root'
-	@echo '                without dpkg, apt or kconfig-frontends; root)'
-	@echo 'Options:        O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
-	@echo '                LLVM=1 V=1 W=1|e C=1|2 -s'
+	@echo 'Configuration (kconfig-frontends, on Kconfig; make without a .config takes the defaults):'
+	@echo '  defconfig        the defaults, written to $$(O)/.config'
+	@echo '  menuconfig       change .config in kconfig-mconf'
+	@echo '  nconfig          change .config in kconfig-nconf'
+	@echo '  olddefconfig     bring an old .config up to date, new options at their defaults'
+	@echo '  savedefconfig    write $$(O)/defconfig, the options that differ from the defaults'
+	@echo '  kconfig-defaults regenerate scripts/kconfig-defaults/ (what make takes without kconfig-conf)'
+	@echo 'Build and install:'
+	@echo '  all              (default) libstatickeys.a and .so, statickeys.pc, the CMake package, statickeys-keys'
+	@echo '  install          [DESTDIR= PREFIX=/usr/local LIBDIR= INCLUDEDIR= MANDIR= DOCDIR=] library, headers,'
+	@echo '                   .pc, CMake package, statickeys-keys, man pages (1, 3, 7), gdb script, examples'
+	@echo '  uninstall        remove what install put there'
+	@echo '  clean            remove the build products of $$(O), keep its .config'
+	@echo '  mrproper         remove $$(O) entirely'
+	@echo 'Tests:'
+	@echo '  check            every test (README: what and how long); ends "N passed, N failed, N skipped"'
+	@echo '  run-selftests    the selftests of this O=/ARCH=/.config only [SELFTESTS_ONLY="dir ..."]'
+	@echo '                   [CHECK_JOBS=n tests at once under prove, default the CPUs; Documentation/testing.rst]'
+	@echo '  check-arches     i386, riscv, arm and musl in full (make check runs their core)'
+	@echo '  check-kernel     the Coccinelle conversion of the whole Linux 6.1 tree (long)'
+	@echo '  check-vm         the selftests on Debian'"'"'s kernels under qemu-system [ARCH=x86|arm64]'
+	@echo '  check-boot       Linux 6.1 as shipped and converted, booted and compared (long)'
+	@echo '  check-gdb        a toggling program under gdb -batch'
+	@echo '  check-valgrind   the thread tests under valgrind memcheck'
+	@echo '  stress           the stress programs [STRESS_SECS=20 STRESS_COUNTS=20]'
+	@echo '  check-cocci      golden tests of the semantic patches (TAP; in make check)'
+	@echo '  coccicheck       the semantic patches on a tree [MODE=report|patch|context|org|series|lint M=dir J=n]'
+	@echo '  check-fresh      README.md followed on a fresh Debian 12 root (root, downloads, long)'
+	@echo '  check-package    debian/ built, lintian, installed and used (root)'
+	@echo '  check-nodebian   make, make install and a consumer on a root without dpkg, apt or kconfig-frontends (root)'
+	@echo '  fuzz             the command-line parser and ELF reader under libFuzzer [FUZZTIME=60]'
+	@echo '  fuzz-merge       fold new fuzzer finds into the corpora'
+	@echo '  fuzz-check       a bounded fuzz run of the ELF reader [FUZZRUNS=20000]'
+	@echo 'Figures:'
+	@echo '  run              randomize_kstack_offset through real entry code [CMDLINE="randomize_kstack_offset=off"]'
+	@echo '  bench            Documentation/benchmarks.rst'"'"'s figures'
+	@echo '  bench-kstack     the kstack consumer'"'"'s cost per entry'
+	@echo '  bench-cocci      whole-tree Coccinelle runs beside plain spatch'
+	@echo '  ro-cost          what read-only keys cost an object, with each linker'
+	@echo '  help             this list'
+	@echo 'Options:           O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
+	@echo '                   LLVM=1 V=1 W=1|e C=1|2 -s, check SANITIZE=address,undefined|thread'
+	@echo 'What make check leaves to CI (they run when CI=true, as CI systems set it, or by their switch):'
+	@echo '  check-kernel (CHECK_KERNEL=1), check-vm (CHECK_VM=1), check-arches in full (CHECK_MORE_FULL=1)'
+	@echo 'and to you (never part of make check): check-boot, check-fresh, check-nodebian, check-package,'
+	@echo '  check-valgrind, bench, fuzz (make check runs fuzz-check), SANITIZE= runs'
 
 # Each scripts/Makefile.<topic> adds the targets of one topic.
 -include $(sort $(wildcard $(srctree)/scripts/Makefile.*))

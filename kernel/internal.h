@@ -275,6 +275,12 @@ __hidden void __sk_params_register_object(const struct obs_kernel_param *start,
 					  const char *objname);
 __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
 /*
+ * The start-up report of unknown words (kernel/params_unknown.c): called
+ * once the main program registered, unlocked; @quiet: it was built with
+ * STATICKEYS_UNKNOWN_PARAMS_QUIET.
+ */
+__hidden void __sk_params_report_unknown(bool quiet);
+/*
  * fork() and the parameter locks (kernel/params.c).  The core's one atfork
  * handler takes the locks in the lock order of
  * Documentation/static-keys.rst: __sk_params_fork_prepare_apply() before
@@ -305,7 +311,8 @@ __hidden const char *sk_key_sealed_by(const struct static_key *key);
  * the instruction a site must hold for a key with reference count @count.
  * sk_report_site() says why site @e could not be brought to its key's state
  * (held until jump_label_unlock()).  sk_key_name() names a key by its symbol
- * (asks dladdr: no library lock held).
+ * (asks dladdr, else reads the mapped file's symbol tables: no library lock
+ * held, only for a message).
  */
 __hidden enum jump_label_type sk_entry_type(const struct jump_entry *entry,
 					    int count);

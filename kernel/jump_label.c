@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
 #include "internal.h"
+#include "symbols.h"
 
 /*
  * Locking.  jump_label_mutex serialises every change of a key's state with the
@@ -81,6 +83,35 @@ static unsigned int nr_held;
 
 static bool jump_label_lock_is_mine(void);
 
+/*
+ * A key dladdr() cannot name (the program's own keys, static or hidden
+ * ones): the symbol tables of the file mapped there, read as
+ * STATICKEYS_DEBUG=keys reads them (kernel/symbols.c: bounded, .symtab
+ * then .dynsym; a stripped file has no name).  Only for a message, never
+ * on a key change's path: it reads /proc/self/maps and maps the file.
+ */
+static bool key_name_from_file(const void *key, char *buf, size_t len)
+{
+	struct statickeys_key_info info = { 0 };
+	struct sk_elf_cache c = { 0 };
+	struct sk_map *maps;
+	size_t n;
+	bool named;
+
+	if (sk_maps_read(0, &maps, &n))
+		return false;
+	c.maps = maps;
+	c.nr_maps = n;
+	sk_key_describe(&c, (uintptr_t)key, sizeof(struct static_key_deferred),
+			&info);
+	named = info.name != NULL;
+	if (named)
+		snprintf(buf, len, "%s (%p)", info.name, key);
+	sk_elf_cache_free(&c);
+	free(maps);
+	return named;
+}
+
 void sk_key_name(const void *key, char *buf, size_t len)
 {
 	Dl_info info;
@@ -88,7 +119,7 @@ void sk_key_name(const void *key, char *buf, size_t len)
 	if (dladdr(key, &info) && info.dli_sname && info.dli_saddr == key)
 		snprintf(buf, len, "%s (%s)", info.dli_sname,
 			 info.dli_fname ? info.dli_fname : "?");
-	else
+	else if (!key_name_from_file(key, buf, len))
 		snprintf(buf, len, "%p", key);
 }
 

@@ -1142,6 +1142,8 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
 	watch_exit(main_program);
+	if (main_program)
+		__sk_params_report_unknown(d->flags & STATICKEYS_OBJ_UNKNOWN_QUIET);
 	sk_introspect_registered(main_program);
 }
 

@@ -68,12 +68,29 @@ const struct sk_map *sk_maps_find(const struct sk_map *maps, size_t n,
 	return NULL;
 }
 
+/* [@off, @off + @len) lies inside the file, whatever the file says. */
+static bool in_file(const struct sk_elf *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+/* A string of a section at [@off, @off + @len): NUL-terminated inside it. */
+static const char *file_string(const struct sk_elf *f, uint64_t off,
+			       uint64_t len, uint64_t at)
+{
+	const char *s = (const char *)f->base + off + at;
+
+	if (at >= len || !memchr(s, '\0', len - at))
+		return NULL;
+	return s;
+}
+
 static const ElfW(Shdr) *section_headers(const struct sk_elf *f, size_t *n)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
 
 	if (!eh->e_shoff || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > f->size)
+	    !in_file(f, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr))))
 		return NULL;
 	*n = eh->e_shnum;
 	return (const ElfW(Shdr) *)(f->base + eh->e_shoff);
@@ -90,7 +107,7 @@ static int find_bias(struct sk_elf *f, const struct sk_map *maps, size_t n)
 	const struct sk_map *low = NULL;
 	size_t i;
 
-	if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > f->size)
+	if (!in_file(f, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(*ph)))
 		return -ENOEXEC;
 	for (i = 0; i < n; i++)
 		if (!strcmp(maps[i].path, f->path) &&
@@ -160,19 +177,23 @@ static const char *table_symbol(const struct sk_elf *f, unsigned int type,
 		const char *str;
 
 		if (sh[i].sh_type != type || sh[i].sh_link >= nsh ||
-		    sh[i].sh_offset + sh[i].sh_size > f->size ||
-		    sh[sh[i].sh_link].sh_offset + sh[sh[i].sh_link].sh_size > f->size)
+		    !in_file(f, sh[i].sh_offset, sh[i].sh_size) ||
+		    !in_file(f, sh[sh[i].sh_link].sh_offset,
+			     sh[sh[i].sh_link].sh_size))
 			continue;
 		sym = (const ElfW(Sym) *)(f->base + sh[i].sh_offset);
-		str = (const char *)f->base + sh[sh[i].sh_link].sh_offset;
 		for (j = 1; j < sh[i].sh_size / sizeof(*sym); j++) {
 			if (ELF64_ST_TYPE(sym[j].st_info) != STT_OBJECT ||
 			    sym[j].st_shndx == SHN_UNDEF ||
-			    sym[j].st_value + f->bias != addr ||
-			    sym[j].st_name >= sh[sh[i].sh_link].sh_size)
+			    sym[j].st_value + f->bias != addr)
+				continue;
+			str = file_string(f, sh[sh[i].sh_link].sh_offset,
+					  sh[sh[i].sh_link].sh_size,
+					  sym[j].st_name);
+			if (!str)
 				continue;
 			*size = sym[j].st_size;
-			return str + sym[j].st_name;
+			return str;
 		}
 	}
 	return NULL;
@@ -204,12 +225,13 @@ bool sk_elf_section(const struct sk_elf *f, const char *name, uintptr_t *addr,
 	if (!sh || eh->e_shstrndx >= nsh)
 		return false;
 	strs = &sh[eh->e_shstrndx];
-	if (strs->sh_offset + strs->sh_size > f->size)
+	if (!in_file(f, strs->sh_offset, strs->sh_size))
 		return false;
 	for (i = 0; i < nsh; i++) {
-		if (sh[i].sh_name >= strs->sh_size ||
-		    strcmp((const char *)f->base + strs->sh_offset + sh[i].sh_name,
-			   name))
+		const char *s = file_string(f, strs->sh_offset, strs->sh_size,
+					    sh[i].sh_name);
+
+		if (!s || strcmp(s, name))
 			continue;
 		*addr = sh[i].sh_addr + f->bias;
 		*size = sh[i].sh_size;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * statickeys-keys <pid>: the keys of a running process, read from outside
+ * statickeys-keys [-a] [-k GLOB] [--json] PID...: the keys of running
+ * processes, read from outside
  * and never changed: its mappings, each mapped file's __jump_table (found
  * through the file, read from the process, where the library has sorted
  * it), the keys and the site bytes from /proc/<pid>/mem.  The table is the
@@ -16,6 +17,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,7 @@
 #include <linux/jump_label.h>
 #include <linux/jump_label_ratelimit.h>
 #include <asm/jump_label.h>
+#include <statickeys/statickeys.h>
 #include "../kernel/symbols.h"
 #include "elf-reader.h"
 
@@ -59,6 +63,17 @@ static long pid;
 static uid_t pid_uid;
 static unsigned int nr_left_out;	/* objects not read, each named */
 static bool incomplete;			/* something else is missing */
+
+/* What the options ask for; the same for every process listed. */
+static bool opt_all;			/* the library's internal keys too */
+static bool opt_json;
+static char **opt_keys;			/* -k GLOB: names to list */
+static size_t nr_opt_keys;
+
+/* Under --json: the reasons of the objects left out, said at the end. */
+static char **left_out_why;
+static size_t nr_left_out_why;
+static bool first_key;
 
 struct rec {
 	uintptr_t key, code, target;
@@ -183,15 +198,26 @@ static size_t nr_objs;
 __attribute__((format(printf, 2, 3)))
 static void left_out(struct obj *o, const char *fmt, ...)
 {
+	char *why = NULL, **v;
 	va_list ap;
 
-	fprintf(stderr, "%s: %s: not read: ", prog, o->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&why, fmt, ap) < 0)
+		why = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s: not read: %s\n", prog, o->name,
+		why ? why : "(out of memory for the reason)");
 	o->state = OBJ_LEFT_OUT;
 	nr_left_out++;
+	v = opt_json && why ? realloc(left_out_why, (nr_left_out_why + 2) *
+				      sizeof(*v)) : NULL;
+	if (!v) {
+		free(why);
+		return;
+	}
+	left_out_why = v;
+	v[nr_left_out_why++] = strdup(o->name);
+	v[nr_left_out_why++] = why;
 }
 
 static size_t obj_of(unsigned int major, unsigned int minor, uint64_t ino,
@@ -613,22 +639,150 @@ static void describe(uintptr_t key, struct statickeys_key_info *info,
 		info->flags |= STATICKEYS_KEY_RO;
 }
 
+/* ---- what is listed, and how ---- */
+
+/*
+ * The library's own keys, not the program's: a key of libstatickeys.so
+ * that it does not export (its .dynsym has no symbol there), or one of the
+ * library's internal names, found where a program linked the static
+ * library.  Only the probe key of kernel/text_poke.c is internal today.
+ */
+static const char *const internal_names[] = { "sk_probe_key" };
+
+static bool is_internal(uintptr_t key, const char *name)
+{
+	struct obj *o = obj_at(key);
+	const char *base;
+	char sym[8];
+	uint64_t size;
+	size_t i;
+
+	for (i = 0; name && i < sizeof(internal_names) / sizeof(*internal_names); i++)
+		if (!strcmp(name, internal_names[i]))
+			return true;
+	if (!o || !obj_ready(o))
+		return false;
+	base = strrchr(o->name, '/');
+	base = base ? base + 1 : o->name;
+	if (strncmp(base, "libstatickeys.so", strlen("libstatickeys.so")))
+		return false;
+	return elfr_symbol(&o->elf, SHT_DYNSYM, key - o->bias, sym, sizeof(sym),
+			   &size) == ELFR_NOT_FOUND;
+}
+
+/* -k: the key's name matches one of the patterns (a nameless key, none). */
+static bool name_wanted(const char *name)
+{
+	size_t i;
+
+	if (!nr_opt_keys)
+		return true;
+	for (i = 0; name && i < nr_opt_keys; i++)
+		if (!fnmatch(opt_keys[i], name, 0))
+			return true;
+	return false;
+}
+
+/*
+ * A JSON string: valid UTF-8 passes, control characters, '"' and '\' are
+ * escaped, and each byte that is not part of valid UTF-8 (a file name may
+ * hold any byte) becomes U+FFFD.  NULL is null.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	uint32_t c;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	c = p[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (n == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+static void json_str(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			printf("\\%c", *p++);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			printf("\\u%04x", *p++);
+		} else if (*p < 0x80) {
+			putchar(*p++);
+		} else if ((n = utf8_len(p))) {
+			fwrite(p, 1, n, stdout);
+			p += n;
+		} else {
+			fputs("\\ufffd", stdout);
+			p++;
+		}
+	}
+	putchar('"');
+}
+
+static void json_key(const struct statickeys_key_info *k, bool internal)
+{
+	size_t i;
+
+	printf("%s\n    {\"address\": \"%#lx\", \"name\": ", first_key ? "" : ",",
+	       (unsigned long)(uintptr_t)k->key);
+	first_key = false;
+	json_str(k->name);
+	printf(", \"name_source\": \"%s\", \"object\": ", k->name_table);
+	json_str(k->object);
+	printf(", \"default\": %s, \"read_only\": %s, \"deferred\": %s, "
+	       "\"internal\": %s, \"count\": %d, \"enabled\": %s, \"sites\": [",
+	       k->flags & STATICKEYS_KEY_TRUE ? "true" : "false",
+	       k->flags & STATICKEYS_KEY_RO ? "true" : "false",
+	       k->flags & STATICKEYS_KEY_DEFERRED ? "true" : "false",
+	       internal ? "true" : "false", k->count,
+	       k->enabled ? "true" : "false");
+	for (i = 0; i < k->nr_sites; i++)
+		printf("%s\n      {\"address\": \"%#lx\", \"target\": \"%#lx\", "
+		       "\"likely\": %s, \"state\": \"%s\"}", i ? "," : "",
+		       (unsigned long)(uintptr_t)k->sites[i].addr,
+		       (unsigned long)(uintptr_t)k->sites[i].target,
+		       k->sites[i].likely ? "true" : "false",
+		       sk_site_state_name(k->sites[i].state));
+	printf("%s]}", k->nr_sites ? "\n    " : "");
+}
+
 static void print_key(const struct rec *r, size_t n,
 		      struct statickeys_site_info *sites)
 {
 	struct statickeys_key_info info = { 0 };
 	struct static_key key;
 	uint8_t bytes[JUMP_LABEL_NOP_SIZE];
+	bool internal;
 	char name[512];
 	size_t i;
 
+	describe(r[0].key, &info, name, sizeof(name));
+	internal = is_internal(r[0].key, info.name);
+	if ((internal && !opt_all) || !name_wanted(info.name))
+		return;
 	if (!read_mem(r[0].key, &key, sizeof(key))) {
 		fprintf(stderr, "%s: key %#lx: cannot read it: %s\n", prog,
 			(unsigned long)r[0].key, strerror(errno));
 		incomplete = true;
 		return;
 	}
-	describe(r[0].key, &info, name, sizeof(name));
 	if (key.type & JUMP_TYPE_TRUE)
 		info.flags |= STATICKEYS_KEY_TRUE;
 	info.count = key.enabled;
@@ -645,26 +799,43 @@ static void print_key(const struct rec *r, size_t n,
 	}
 	info.nr_sites = n;
 	info.sites = sites;
-	sk_key_print(stdout, &info);
+	if (opt_json)
+		json_key(&info, internal);
+	else
+		sk_key_print(stdout, &info);
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s PID\n"
-		"List the static keys of a running process, read-only: each key's name,\n"
-		"object, type, count, branch direction and sites (statickeys-keys(1)).\n",
-		prog);
+	fprintf(f, "usage: %s [-a] [-k GLOB]... [--json] PID...\n"
+		"       %s -V | --version\n"
+		"List the static keys of running processes, read-only: each key's name,\n"
+		"object, type, count, branch direction and sites (statickeys-keys(1)).\n"
+		"  -a, --all        the library's internal keys too\n"
+		"  -k, --key GLOB   only keys whose name matches GLOB (fnmatch; repeatable)\n"
+		"      --json       one JSON document (schema in statickeys-keys(1))\n"
+		"  -V, --version    the version of statickeys this tool belongs to\n",
+		prog, prog);
 }
 
-/* Why the memory of @pid cannot be read, for a person. */
+/* Why the memory of @pid cannot be read, for a person: a static string. */
+static const char *refusal(int err)
+{
+	if (err == ENOENT || err == ESRCH)
+		return NULL;	/* "no process" */
+	return strerror(err);
+}
+
 static void refuse(const char *arg, int err)
 {
-	if (err == ENOENT || err == ESRCH) {
+	const char *why = refusal(err);
+
+	if (!why) {
 		fprintf(stderr, "%s: no process %s\n", prog, arg);
 		return;
 	}
 	fprintf(stderr, "%s: may not read process %s: %s (its memory needs the permission ptrace does: the same user and a dumpable process, or CAP_SYS_PTRACE; see also /proc/sys/kernel/yama/ptrace_scope)\n",
-		prog, arg, strerror(err));
+		prog, arg, why);
 }
 
 static void free_all(struct rec *recs, struct statickeys_site_info *sites)
@@ -677,56 +848,85 @@ static void free_all(struct rec *recs, struct statickeys_site_info *sites)
 			close(objs[i].fd);
 		free(objs[i].name);
 	}
+	for (i = 0; i < nr_left_out_why; i++)
+		free(left_out_why[i]);
+	free(left_out_why);
 	free(objs);
 	free(maps);
 	free(sites);
 	free(recs);
+	objs = NULL;
+	maps = NULL;
+	left_out_why = NULL;
+	nr_objs = nr_maps = nr_left_out_why = 0;
+	nr_left_out = 0;
+	incomplete = false;
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = -1;
 }
 
-int main(int argc, char **argv)
+/* --json: the end of one process's entry. */
+static void json_process_end(const char *status, const char *error)
+{
+	size_t i;
+
+	printf("%s], \"status\": \"%s\", \"error\": ", first_key ? "" : "\n  ",
+	       status);
+	json_str(error);
+	printf(", \"left_out\": [");
+	for (i = 0; i + 1 < nr_left_out_why; i += 2) {
+		printf("%s\n    {\"object\": ", i ? "," : "");
+		json_str(left_out_why[i] ? left_out_why[i] : "?");
+		printf(", \"reason\": ");
+		json_str(left_out_why[i + 1]);
+		printf("}");
+	}
+	printf("%s]}", nr_left_out_why ? "\n  " : "");
+}
+
+/*
+ * List process @arg (already checked to be a PID): 0 listed whole, 1 not
+ * readable, 3 listed without what stderr names, -1 out of memory.
+ * @header: more than one process is listed.
+ */
+static int list_process(const char *arg, bool header, bool first)
 {
 	struct statickeys_site_info *sites;
 	struct rec *recs = NULL;
 	size_t n = 0, i, j;
-	char path[64], *end;
+	char path[64];
 	struct stat st;
-	int err = 0;
+	int err = 0, ret;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc != 2) {
-		usage(stderr);
-		return 2;
-	}
-	errno = 0;
-	pid = strtol(argv[1], &end, 10);
-	if (errno || end == argv[1] || *end || pid <= 0 || pid > 0x7fffffff) {
-		fprintf(stderr, "%s: '%s' is not a process ID\n", prog, argv[1]);
-		return 2;
+	pid = strtol(arg, NULL, 10);
+	if (opt_json) {
+		printf("%s\n  {\"pid\": %ld, \"keys\": [", first ? "" : ",", pid);
+		first_key = true;
 	}
 	/* The kernel checks ptrace access when /proc/<pid>/mem is opened. */
 	snprintf(path, sizeof(path), "/proc/%ld/mem", pid);
 	mem_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (mem_fd < 0 || fstat(mem_fd, &st)) {
-		refuse(argv[1], errno);
+	if (mem_fd < 0 || fstat(mem_fd, &st) || (err = maps_read())) {
+		err = err ? -err : errno;
+		refuse(arg, err);
+		if (opt_json)
+			json_process_end("refused", refusal(err) ? refusal(err)
+								 : "no process");
+		free_all(NULL, NULL);
 		return 1;
 	}
 	pid_uid = st.st_uid;
-	err = maps_read();
-	if (err) {
-		refuse(argv[1], -err);
-		return 1;
-	}
+	if (header && !opt_json)
+		printf("process %ld\n", pid);
 	/* Sites are code: the objects mapped executable hold the tables. */
 	for (i = 0; i < nr_objs && !err; i++)
 		if (objs[i].exec && obj_ready(&objs[i]))
 			err = read_table(i, &recs, &n);
 	sites = malloc((n ? n : 1) * sizeof(*sites));
 	if (err || !sites) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
+		free_all(recs, sites);
+		return -1;
 	}
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
@@ -742,8 +942,103 @@ int main(int argc, char **argv)
 	if (nr_left_out || incomplete)
 		fprintf(stderr, "%s: the listing of process %ld is incomplete: %u object%s not read, named above\n",
 			prog, pid, nr_left_out, nr_left_out == 1 ? "" : "s");
+	ret = nr_left_out || incomplete ? 3 : 0;
+	if (opt_json)
+		json_process_end(ret ? "incomplete" : "complete", NULL);
 	free_all(recs, sites);
+	return ret;
+}
+
+static bool is_pid(const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	return !errno && end != arg && !*end && v > 0 && v <= 0x7fffffff;
+}
+
+static const struct option long_opts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "key", required_argument, NULL, 'k' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	bool unreadable = false, partial = false;
+	int c, i, r;
+
+	mem_fd = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ak:Vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			opt_all = true;
+			break;
+		case 'k':
+			opt_keys = realloc(opt_keys, (nr_opt_keys + 1) * sizeof(*opt_keys));
+			if (!opt_keys) {
+				fprintf(stderr, "%s: out of memory\n", prog);
+				return 1;
+			}
+			opt_keys[nr_opt_keys++] = optarg;
+			break;
+		case 'j':
+			opt_json = true;
+			break;
+		case 'V':
+			printf("%s (statickeys) %d.%d.%d\n", prog,
+			       STATICKEYS_VERSION_MAJOR, STATICKEYS_VERSION_MINOR,
+			       STATICKEYS_VERSION_PATCH);
+			return fflush(stdout) ? 1 : 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt == 'k')
+				fprintf(stderr, "%s: -k needs a pattern\n", prog);
+			else if (optopt)
+				fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+			else
+				fprintf(stderr, "%s: unknown option %s\n", prog,
+					argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		usage(stderr);
+		return 2;
+	}
+	/* Every argument is checked before any process is read. */
+	for (i = optind; i < argc; i++) {
+		if (!is_pid(argv[i])) {
+			fprintf(stderr, "%s: '%s' is not a process ID\n", prog, argv[i]);
+			return 2;
+		}
+	}
+	if (opt_json)
+		printf("{\"schema\": 1, \"tool\": \"%s\", \"version\": \"%d.%d.%d\", \"processes\": [",
+		       prog, STATICKEYS_VERSION_MAJOR, STATICKEYS_VERSION_MINOR,
+		       STATICKEYS_VERSION_PATCH);
+	for (i = optind; i < argc; i++) {
+		r = list_process(argv[i], argc - optind > 1, i == optind);
+		if (r < 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 1;
+		}
+		unreadable |= r == 1;
+		partial |= r == 3;
+	}
+	if (opt_json)
+		printf("\n]}\n");
+	free(opt_keys);
 	if (fflush(stdout))
 		return 1;
-	return nr_left_out || incomplete ? 3 : 0;
+	return unreadable ? 1 : partial ? 3 : 0;
 }

@@ -19,6 +19,7 @@ struct obs_kernel_param;
 
 /* Flags of struct statickeys_object. */
 #define STATICKEYS_OBJ_MANUAL_SEAL	0x1	/* seal on statickeys_seal() only */
+#define STATICKEYS_OBJ_UNKNOWN_QUIET	0x2	/* main program: no unknown-word report */
 
 /*
  * What one object hands the library.  Every translation unit of an object
@@ -54,10 +55,20 @@ extern char __stop___sk_ro_after_init[] __SK_OBJ_SYM;
 extern void *__dso_handle __SK_OBJ_SYM;
 
 #ifdef STATICKEYS_MANUAL_SEAL
-#define __SK_OBJ_FLAGS	STATICKEYS_OBJ_MANUAL_SEAL
+#define __SK_OBJ_SEAL	STATICKEYS_OBJ_MANUAL_SEAL
 #else
-#define __SK_OBJ_FLAGS	0
+#define __SK_OBJ_SEAL	0
 #endif
+/*
+ * A program that takes words of its own from the same command line
+ * (Documentation/boot-params.rst, "Unknown parameters").
+ */
+#ifdef STATICKEYS_UNKNOWN_PARAMS_QUIET
+#define __SK_OBJ_UNKNOWN	STATICKEYS_OBJ_UNKNOWN_QUIET
+#else
+#define __SK_OBJ_UNKNOWN	0
+#endif
+#define __SK_OBJ_FLAGS	(__SK_OBJ_SEAL | __SK_OBJ_UNKNOWN)
 
 static inline void __sk_object_describe(struct statickeys_object *o)
 {

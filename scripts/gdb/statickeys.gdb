@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # gdb settings for programs that use libstatickeys (Documentation/tools.rst).
-# Load it with one command, or put that line in ~/.gdbinit:
+# make install also puts it where gdb's auto-load finds it for the shared
+# library (<datadir>/gdb/auto-load/<libdir>/libstatickeys.so.V-gdb.gdb), and
+# gdb reads it when a program maps the library.  A static program loads it
+# with one command, or that line in ~/.gdbinit:
 #
 #	source <prefix>/share/statickeys/statickeys.gdb
 #

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # A make of our own, not a sub-make of the one running the tests.
 sk_make() {
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u CROSS_COMPILE \
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u CROSS_COMPILE -u KCONFIG_FRAGMENT \
 		-u CC -u CXX -u OBJDUMP -u NM -u READELF -u RUNNER -u Q -u objtree \
 		-u KCONFIG_FRAGMENT \
 		make -C "$srctree" --no-print-directory "$@"

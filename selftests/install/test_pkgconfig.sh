@@ -19,7 +19,9 @@ sk_make() {
 		make -s -C "$srctree" O="$objtree" ARCH="${ARCH:-$SRCARCH}" "$@"
 }
 
-tap_plan 12
+# libstatickeys-kstack, where the configuration builds it.
+kstack=$(grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' "$objtree/.config" 2>/dev/null && echo y)
+tap_plan 14
 # The build a packager runs first writes the .pc for the default prefix.
 sk_make all > "$tmp/install.log" 2>&1 &&
 	sk_make install DESTDIR="$dest" PREFIX=/usr >> "$tmp/install.log" 2>&1
@@ -35,6 +37,18 @@ for f in usr/lib/libstatickeys.so usr/lib/libstatickeys.so.1 usr/lib/libstaticke
 	[ -e "$dest/$f" ] || missing="$missing $f"
 done
 tap_ok $([ -z "$missing" ]; echo $?) "library, headers and .pc installed${missing:+ (missing:$missing)}"
+if [ -n "$kstack" ]; then
+	missing=""
+	for f in usr/lib/libstatickeys-kstack.so usr/lib/libstatickeys-kstack.so.1 \
+		usr/lib/libstatickeys-kstack.a usr/lib/pkgconfig/statickeys-kstack.pc \
+		usr/include/statickeys/linux/randomize_kstack.h; do
+		[ -e "$dest/$f" ] || missing="$missing $f"
+	done
+	tap_ok $([ -z "$missing" ]; echo $?) \
+		"libstatickeys-kstack and statickeys-kstack.pc installed${missing:+ (missing:$missing)}"
+else
+	tap_skip "no HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET" "libstatickeys-kstack installed"
+fi
 
 # Every path in the .pc file is relative to ${prefix}.
 bad=$(grep -E '^(exec_prefix|libdir|includedir)=' "$pc" 2>/dev/null | grep -v '=\${\(prefix\|exec_prefix\)}')
@@ -50,6 +64,14 @@ libs=$($PKG_CONFIG --libs statickeys 2>&1)
 echo "cflags: $cflags" | tap_diag
 echo "libs: $libs" | tap_diag
 version=$($PKG_CONFIG --modversion statickeys 2>/dev/null)
+if [ -n "$kstack" ]; then
+	klibs=$($PKG_CONFIG --libs statickeys-kstack 2>&1)
+	echo "statickeys-kstack libs: $klibs" | tap_diag
+	tap_ok $(echo " $klibs " | grep -q ' -lstatickeys-kstack .*-lstatickeys '; echo $?) \
+		"pkg-config --libs statickeys-kstack: the consumer, then the core it requires"
+else
+	tap_skip "no HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET" "pkg-config statickeys-kstack"
+fi
 tap_ok $([ -n "$version" ] && case "$cflags $libs" in *"$dest"*) true ;; *) false ;; esac; echo $?) \
 	"pkg-config finds statickeys $version in the DESTDIR"
 

@@ -50,7 +50,7 @@ if [ -n "${RUNNER:-}" ]; then
 fi
 
 serve "$dir/test_introspect" --serve "$tmp/self"
-"$tool" "$pid" > "$tmp/tool" 2> "$tmp/tool.err"
+"$tool" -a "$pid" > "$tmp/tool" 2> "$tmp/tool.err"
 rc=$?
 cp "$tmp/self" "$tmp/self.before"
 unserve
@@ -72,8 +72,8 @@ fi
 
 # Read-only: the process's table is the same after the tool read it.
 serve "$dir/test_introspect" --serve "$tmp/self"
-"$tool" "$pid" > /dev/null 2>&1
-"$tool" "$pid" > "$tmp/tool2" 2>/dev/null
+"$tool" -a "$pid" > /dev/null 2>&1
+"$tool" -a "$pid" > "$tmp/tool2" 2>/dev/null
 unserve
 if [ "$SK_JUMP_LABEL" = y ]; then
 	sed 's/^key 0x[0-9a-f]*/key/; s/0x[0-9a-f]*/A/g' "$tmp/tool2" > "$tmp/a"
@@ -87,7 +87,7 @@ fi
 # After a failed write: the program says EMULATED, the bytes say INT3.
 if [ "$SK_JUMP_LABEL" = y ] && [ "$SRCARCH" = x86 ]; then
 	serve "$dir/test_introspect_stuck" --serve "$tmp/self"
-	"$tool" "$pid" > "$tmp/tool" 2>&1
+	"$tool" -a "$pid" > "$tmp/tool" 2>&1
 	unserve
 	grep -q ' EMULATED$' "$tmp/self" &&
 		sed 's/ EMULATED$/ INT3/' "$tmp/self" | cmp -s - "$tmp/tool"

@@ -20,6 +20,7 @@ arch
 bench
 coccinelle
 debian
+examples
 include
 kernel
 samples
