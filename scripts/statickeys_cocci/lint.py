@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # scripts/coccicheck --mode lint: mistakes in the use of static keys that a
@@ -11,23 +10,12 @@
 # A text scan over comment- and string-blanked source (the Source class of
 # scripts/cocci-options.py); coccinelle/static_key_lint.cocci does the
 # checks one file allows inside the kernel's own make coccicheck.
-import importlib.util
 import itertools
 import os
 import re
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from . import options as OPT
 
-
-def _options():
-	spec = importlib.util.spec_from_file_location(
-		'cocci_options', os.path.join(HERE, 'cocci-options.py'))
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
-	return mod
-
-
-OPT = _options()
 KEY = r'\s*&\s*\(?\s*(\w+)\s*\)?\s*(?![\w.\[]|->)'
 PLAIN = re.compile(r'\b(DEFINE|DECLARE)_STATIC_KEY_(TRUE|FALSE)(_RO)?\s*\(\s*(\w+)\s*\)')
 MAYBE = re.compile(r'\b(DEFINE|DECLARE)_STATIC_KEY_MAYBE(_RO)?\s*\(\s*(CONFIG_\w+)\s*,'

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # scripts/coccicheck --rule options: boot-parameter options whose default
@@ -10,10 +9,11 @@
 # anything else refuses the option, so that it never converts blind.
 import bisect
 import difflib
-import importlib.util
 import os
 import re
 import subprocess
+
+from . import finish
 
 # Architectures whose setup_arch() calls jump_label_init() before
 # parse_early_param() (Linux 6.1); elsewhere early parameters are parsed
@@ -767,12 +767,7 @@ def convertible(o):
 
 
 def wrap(lines, i):
-	spec = importlib.util.spec_from_file_location(
-		'cocci_finish', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-					     'cocci-finish.py'))
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
-	return mod.wrap(lines, i)
+	return finish.wrap(lines, i)
 
 
 def patch(opts, srcs):
