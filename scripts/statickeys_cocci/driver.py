@@ -880,7 +880,7 @@ def run_options(args):
 		if root is not None and root != top:
 			kconfigs = sorted(r for r, _ in walk(root, args.exclude, is_kconfig))
 		opts, srcs = mod.analyse(top, files, lambda names: kconfig_types(
-			kroot, kconfigs, names), kconfigs)
+			kroot, kconfigs, names), kconfigs, root)
 	except (OSError, Failure) as e:
 		die(str(e))
 	lines = sorted(mod.report(opts), key=sort_key)
