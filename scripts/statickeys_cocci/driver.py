@@ -244,6 +244,10 @@ def spatch(args, top, cocci, mode, files, env=None):
 	e = dict(os.environ)
 	e.pop('STATIC_KEY_MAYBE_KEYS', None)
 	e['TMPDIR'] = args.tmp
+	# finish() removes the #if lines around converted pairs, so
+	# static_key_maybe.cocci leaves them to it (run alone, by the
+	# kernel's make coccicheck, it removes the plain blocks itself).
+	e['STATIC_KEY_MAYBE_FINISHER'] = '1'
 	if env is not None:
 		e['STATIC_KEY_MAYBE_KEYS'] = env
 	before = cpu_children()
