@@ -932,7 +932,7 @@ def run_lint(args):
 		if root is not None and root != top:
 			kconfigs = sorted(r for r, _ in walk(root, args.exclude, is_kconfig))
 		lines = mod.analyse(top, files, lambda names: kconfig_types(
-			kroot, kconfigs, names) if kconfigs else None)
+			kroot, kconfigs, names) if kconfigs else None, root)
 	except (OSError, Failure) as e:
 		die(str(e))
 	lines = sorted(set(lines), key=sort_key)

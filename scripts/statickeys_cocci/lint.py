@@ -71,18 +71,16 @@ def conditions(s, off):
 	return out
 
 
-TOP = ['']
-
-
 def scope(path):
 	"""Files of different architectures (and tools/, which has its own
 	copies of the headers) never see each other's keys.  The
-	architecture is read from the whole path, so that a scan of arch/
-	alone still tells them apart."""
-	if re.match(r'tools/', path):
+	architecture is read from the path in the kernel tree (OPT.PREFIX),
+	so that a scan of arch/ alone still tells them apart, and a tree
+	kept under some other arch/ directory is not taken for one."""
+	if re.match(r'tools/', OPT.PREFIX[0] + path):
 		return 'tools'
-	m = re.match(r'.*/arch/([^/]+)/', os.path.join(TOP[0], path))
-	return m and 'arch/' + m.group(1)
+	a = OPT.arch_of(path)
+	return a and 'arch/' + a
 
 
 def visible(a, b):
@@ -227,10 +225,10 @@ def lint(srcs, kconfig_types):
 	return out
 
 
-def analyse(top, files, kconfig_types):
-	"""The lint's lines for the files (relative to top) that name the
-	static key API."""
-	TOP[0] = os.path.realpath(top)
+def analyse(top, files, kconfig_types, root=None):
+	"""The lint's lines for the files (relative to top, in the kernel
+	tree at root) that name the static key API."""
+	OPT.set_prefix(os.path.realpath(top), root and os.path.realpath(root))
 	names = OPT.grep(top, files, ['-E', r'STATIC_KEY|static_branch_|static_key_'])
 	srcs = [OPT.load(top, f) for f in names]
 	return lint(srcs, kconfig_types)

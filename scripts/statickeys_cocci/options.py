@@ -407,6 +407,20 @@ def classify_uses(o, srcs, all_handlers):
 			o.uses.append((s, off, 'read'))
 
 
+def set_prefix(top, root):
+	"""PREFIX for a scan of top in the kernel tree at root; when root is
+	None (no MAINTAINERS and Kbuild above), a directory with an arch/
+	of its own is the root, and else a directory inside some arch/ is
+	still that architecture's.  Returns the root taken."""
+	if root is None and not os.path.isdir(os.path.join(top, 'arch')):
+		m = re.match(r'(.*)/arch(?:/[^/]+)?$', top)
+		root = m.group(1) if m else top
+	root = root or top
+	rel = os.path.relpath(top, root)
+	PREFIX[0] = '' if rel == '.' else rel + '/'
+	return root
+
+
 def arch_of(path):
 	"""The architecture whose arch/<name>/ holds path (relative to the
 	scanned directory), or None for generic code."""
@@ -745,13 +759,7 @@ def analyse(top, files, kconfig_types, kconfigs, root=None):
 	None: above top's arch/ or arch/<name>, else top).  Only the .c files that set a boot parameter can
 	define an option; the files naming a non-static one are read for
 	its uses."""
-	if root is None:
-		# No MAINTAINERS and Kbuild above: a directory inside some
-		# arch/ is still that architecture's.
-		m = re.match(r'(.*)/arch(?:/[^/]+)?$', top)
-		root = m.group(1) if m else top
-	rel = os.path.relpath(top, root)
-	PREFIX[0] = '' if rel == '.' else rel + '/'
+	root = set_prefix(top, root)
 	EARLY_KEYS_ARCHES[:] = early_keys_arches(root)
 	setters = grep(top, [f for f in files if f.endswith('.c')],
 		       ['-E', r'\b(early_param|__setup|core_param)\s*\('])

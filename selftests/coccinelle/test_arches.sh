@@ -22,7 +22,7 @@ export GIT_CEILING_DIRECTORIES=$work
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=6
+plan=7
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -69,5 +69,16 @@ cp -r "$fix/ifdef" "$work/ifdef"
 	(cd "$work/ifdef" && git apply "$work/spatch.patch") &&
 	! grep -rn '^#\(if\|ifdef\|else\)\b' "$work/ifdef"; } >"$work/spatch.diff" 2>&1
 ok $? "spatch alone on static_key_maybe.cocci: no #if left around identical lines, git apply" "$work/spatch.diff" "$work/spatch.err"
+
+# MODE=lint reads a file's architecture from its path in the tree, not
+# from wherever the tree is kept: under some /arch/ directory, generic
+# code is still generic (fixtures/arches/lintpos: a generic DECLARE
+# against x86's DEFINE of the other initial state).
+mkdir -p "$work/arch"
+cp -r "$fix/lintpos" "$work/arch/pos"
+python3 "$srctree/scripts/coccicheck" --mode lint "$work/arch/pos" >"$work/lintpos" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^include/linux/k.h:5:1: pos_key: DECLARE_STATIC_KEY_FALSE, but DEFINE_STATIC_KEY_TRUE at arch/x86/kernel/k.c:5' "$work/lintpos"
+ok $? "lint: a tree kept under an arch/ directory still pairs generic and x86 code (exit $rc)" "$work/lintpos"
 
 cocci_done
