@@ -10,7 +10,8 @@
 # counted as x86's), and which architectures set up keys before early
 # parameters is read from the tree.  Then the kernel's own make coccicheck
 # MODE=patch path: spatch alone on static_key_maybe.cocci leaves no #if
-# block whose two branches became the same line.  TAP on stdout.
+# block whose two branches became the same line.  And MODE=lint does not
+# take the place a tree is kept in for an architecture.  TAP on stdout.
 set -u
 # shellcheck source=selftests/coccinelle/lib.sh
 . "$(dirname "$0")/lib.sh"
