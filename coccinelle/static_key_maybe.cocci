@@ -166,7 +166,8 @@ def block_patch(path, lt, lf, d, k, cfg):
 	"""make coccicheck MODE=patch of the kernel runs spatch alone,
 	and SmPL cannot match an #if line: print, as a diff of its own, the
 	whole #if/#else/#endif block of a pair replaced by the one MAYBE
-	line (paths relative to $srctree, as spatch --patch gives them).
+	line (paths relative to $srctree, as spatch --patch gives them, or
+	to the current directory when the file is outside $srctree).
 	Each diff of a file is taken against the file as the diffs printed
 	before it left it; spatch prints its own (the uses) against the
 	original, which git apply and patch place by their context.
@@ -199,6 +200,8 @@ def block_patch(path, lt, lf, d, k, cfg):
 	_now[path] = out
 	_shifts.setdefault(path, []).append((b[0], hi - lo - 1))
 	rel = os.path.relpath(path, os.environ.get('srctree') or '.')
+	if rel.startswith('..'):
+		rel = os.path.relpath(path)
 	diff = list(difflib.unified_diff(old, out, 'a/' + rel, 'b/' + rel,
 					 n=3, lineterm=''))
 	print('diff -u -p a/%s b/%s' % (rel, rel))
