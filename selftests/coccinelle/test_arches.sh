@@ -29,8 +29,7 @@ echo "1..$plan"
 
 $cc "$fix/in" >"$work/report" 2>"$work/report.err"
 rc=$?
-diff -u "$fix/report" "$work/report" >"$work/report.diff"
-[ $? -eq 0 ] && [ "$rc" -eq 1 ]
+diff -u "$fix/report" "$work/report" >"$work/report.diff" && [ "$rc" -eq 1 ]
 ok $? "report: each architecture's force_iommu on its own, zarch read from the tree (exit $rc)" "$work/report.diff" "$work/report.err"
 
 $cc --mode patch "$fix/in" >"$work/patch" 2>"$work/patch.err"
@@ -61,9 +60,9 @@ ok $? "M=arch/x86: the same x86 candidate from a scan of the directory alone" "$
 # The kernel's make coccicheck MODE=patch: spatch alone, no finisher,
 # with the options the kernel's scripts/coccicheck gives it (srctree
 # exported, --patch and --dir at the tree, the script's Options line).
-(cd "$fix/ifdef" && srctree=. spatch -D patch --very-quiet --no-includes \
-	--include-headers --patch . --dir . \
-	--sp-file "$srctree/coccinelle/static_key_maybe.cocci") \
+sp=$srctree/coccinelle/static_key_maybe.cocci
+(cd "$fix/ifdef" && env srctree=. spatch -D patch --very-quiet \
+	--no-includes --include-headers --patch . --dir . --sp-file "$sp") \
 	>"$work/spatch.patch" 2>"$work/spatch.err"
 cp -r "$fix/ifdef" "$work/ifdef"
 { diff -u "$fix/ifdef.patch" "$work/spatch.patch" &&
