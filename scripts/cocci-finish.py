@@ -5,6 +5,8 @@
 import os
 import sys
 
+# No __pycache__ in the source tree or the installed package.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from statickeys_cocci.finish import main  # noqa: E402
 
