@@ -942,7 +942,7 @@ def run_lint(args):
 
 
 def main():
-	ap = argparse.ArgumentParser(description='run coccinelle/*.cocci over a tree')
+	ap = argparse.ArgumentParser(prog='coccicheck', description='run coccinelle/*.cocci over a tree')
 	ap.add_argument('--mode', default='report')
 	ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	ap.add_argument('--prefilter', default='grep',

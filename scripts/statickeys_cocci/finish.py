@@ -567,7 +567,7 @@ def finish(tree, patches):
 
 
 def main():
-	ap = argparse.ArgumentParser(description='complete spatch patches')
+	ap = argparse.ArgumentParser(prog='cocci-finish.py', description='complete spatch patches')
 	ap.add_argument('-C', dest='tree', default='.')
 	ap.add_argument('patches', nargs='+')
 	args = ap.parse_args()
