@@ -43,10 +43,12 @@ ifeq ($(filter x86 i386 arm64 riscv arm,$(BUILDARCH)),)
 $(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64), i386, arm64, riscv or arm)
 endif
 # Another architecture than the machine's: Debian's cross compiler, and
-# qemu-user to run what it builds.  An i386 program runs natively on an
-# x86-64 kernel with IA32 emulation (which /proc/sys/abi/vsyscall32 shows),
-# with libc6-i386's loader.  An empty CROSS_COMPILE or RUNNER inherited
-# from a native parent make counts as unset.
+# qemu-user to run what it builds, through scripts/qemu-run so that the
+# program loads the cross sysroot's C library and never the host's.  An
+# i386 program runs natively on an x86-64 kernel with IA32 emulation (which
+# /proc/sys/abi/vsyscall32 shows), with libc6-i386's loader; make check
+# finds out by running one (scripts/probe-runner).  An empty CROSS_COMPILE
+# or RUNNER inherited from a native parent make counts as unset.
 cross_arm64	:= aarch64-linux-gnu
 cross_i386	:= i686-linux-gnu
 cross_riscv	:= riscv64-linux-gnu
@@ -60,7 +62,7 @@ ifeq ($(strip $(CROSS_COMPILE)),)
 CROSS_COMPILE	:= $(cross_$(BUILDARCH))-
 endif
 ifeq ($(strip $(RUNNER)),)
-RUNNER		:= $(if $(qemu_$(BUILDARCH)),$(qemu_$(BUILDARCH)) -L /usr/$(cross_$(BUILDARCH)))
+RUNNER		:= $(if $(qemu_$(BUILDARCH)),$(srctree)/scripts/qemu-run $(qemu_$(BUILDARCH)) /usr/$(cross_$(BUILDARCH)))
 endif
 endif
 

@@ -37,8 +37,10 @@ virtual collect
 
 @initialize:python@
 @@
+import difflib
 import os
 import re
+import sys
 
 _DIRECTIVE = re.compile(r'^\s*#\s*(\w+)\b\s*(.*?)\s*$')
 _COND = [
@@ -148,6 +150,65 @@ def classify(path, lt, lf):
 		return 'mixed', cfg
 	return 'convert', cfg
 
+_done = set()
+_now = {}
+_shifts = {}
+
+def _comment_only_names(text, cfg):
+	"""The comments of a directive say nothing but its CONFIG option."""
+	for c in re.findall(r'/\*(.*?)\*/|//(.*)$', text, flags=re.S | re.M):
+		words = re.sub(r'[^\w]+', ' ', c[0] or c[1]).split()
+		if words and words != [cfg]:
+			return False
+	return True
+
+def block_patch(path, lt, lf, d, k, cfg):
+	"""make coccicheck MODE=patch of the kernel runs spatch alone,
+	and SmPL cannot match an #if line: print, as a diff of its own, the
+	whole #if/#else/#endif block of a pair replaced by the one MAYBE
+	line (paths relative to $srctree, as spatch --patch gives them, or
+	to the current directory when the file is outside $srctree).
+	Each diff of a file is taken against the file as the diffs printed
+	before it left it; spatch prints its own (the uses) against the
+	original, which git apply and patch place by their context.
+	False when the block holds comments or blank lines to keep, which
+	the finisher (scripts/cocci-finish.py) places; then spatch rewrites
+	both lines and the directives stay."""
+	lines = _read(path)
+	if lines[-1] != '':
+		return False
+	b = _block(lines, lt - 1)
+	ends = [_extent(lines, i)[0] for i in b]
+	for i, e in zip(b, ends):
+		if not _comment_only_names('\n'.join(lines[i:e + 1]), cfg):
+			return False
+	body = set(range(b[0], ends[-1] + 1)) - set(
+		j for i, e in zip(b, ends) for j in range(i, e + 1))
+	if body != {lt - 1, lf - 1}:
+		return False
+	rx = re.compile(r'\b%s\s*\(\s*%s\s*\)' % (d, re.escape(k)))
+	new = rx.sub('%s(%s, %s)' % (d.replace('TRUE', 'MAYBE'), cfg, k),
+		     lines[lt - 1], count=1)
+	if (path, b[0]) in _done:
+		return True
+	_done.add((path, b[0]))
+	# Each diff of a file applies after the ones printed before it.
+	shift = sum(n for at, n in _shifts.get(path, []) if at < b[0])
+	old = _now.get(path, lines[:-1])
+	lo, hi = b[0] - shift, ends[-1] + 1 - shift
+	out = old[:lo] + [new] + old[hi:]
+	_now[path] = out
+	_shifts.setdefault(path, []).append((b[0], hi - lo - 1))
+	rel = os.path.relpath(path, os.environ.get('srctree') or '.')
+	if rel.startswith('..'):
+		rel = os.path.relpath(path)
+	diff = list(difflib.unified_diff(old, out, 'a/' + rel, 'b/' + rel,
+					 n=3, lineterm=''))
+	print('diff -u -p a/%s b/%s' % (rel, rel))
+	print('\n'.join(diff))
+	sys.stdout.flush()
+	return True
+
 def _env_cfg(path, key):
 	"""CONFIG of key in the global list: "key:CONFIG" or "key:CONFIG:file"."""
 	for item in os.environ.get('STATIC_KEY_MAYBE_KEYS', '').split():
@@ -194,6 +255,10 @@ _mode = 'report'
 @script:python depends on org@
 @@
 _mode = 'org'
+
+@script:python depends on patch@
+@@
+_mode = 'patch'
 
 @script:python depends on collect@
 @@
@@ -284,8 +349,14 @@ if d.replace('TRUE', 'FALSE') == d2:
 	verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
 if verdict == 'convert' and wanted(p[0].file, k, c):
 	_conv.setdefault(p[0].file, {})[k] = c
-	coccinelle.cfg = cocci.make_ident(c)
-	coccinelle.key = cocci.make_ident(k)
+	# Run by scripts/coccicheck, whose finisher removes the
+	# directives, or by spatch alone (make coccicheck of the kernel).
+	if _mode == 'patch' and not os.environ.get('STATIC_KEY_MAYBE_FINISHER') and \
+	   block_patch(p[0].file, int(p[0].line), int(p2[0].line), d, k, c):
+		cocci.include_match(False)
+	else:
+		coccinelle.cfg = cocci.make_ident(c)
+		coccinelle.key = cocci.make_ident(k)
 else:
 	cocci.include_match(False)
 

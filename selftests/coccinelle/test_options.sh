@@ -136,19 +136,22 @@ matrix() {
 		line='opt_a=0 opt_b_off opt_c=off' && [ "$(run "$w/conv-7")" = "1 1 1" ]
 	ok $? "$1: the converted keys follow the options and the boot parameters" "$w/build.log"
 }
-# toolchain LABEL ARCH CC RUNNER MAKE-ARGS...: the library for it, then the
-# matrix; a toolchain that is not installed is skipped.
+# toolchain LABEL ARCH CC QEMU MAKE-ARGS...: the library for it, then the
+# matrix, its programs run under QEMU (none: natively) through
+# scripts/qemu-run with CC's sysroot; a toolchain that is not installed is
+# skipped.
 toolchain() {
-	local label=$1 cmd
-	tc_arch=$2 tc_cc=$3 tc_run=$4
+	local label=$1 cmd qemu=$4
+	tc_arch=$2 tc_cc=$3 tc_run=
 	shift 4
 	tc_obj=$objtree/cocci/options-lib-$label
 	cmd=${tc_cc%% *}
-	if ! command -v "$cmd" >/dev/null || { [ -n "$tc_run" ] && ! command -v "${tc_run%% *}" >/dev/null; }; then
-		n=$((n + 1)); echo "ok $n - $label: 216 runs # SKIP no $cmd ${tc_run%% *}"
-		n=$((n + 1)); echo "ok $n - $label: the keys follow # SKIP no $cmd ${tc_run%% *}"
+	if ! command -v "$cmd" >/dev/null || { [ -n "$qemu" ] && ! command -v "$qemu" >/dev/null; }; then
+		n=$((n + 1)); echo "ok $n - $label: 216 runs # SKIP no $cmd $qemu"
+		n=$((n + 1)); echo "ok $n - $label: the keys follow # SKIP no $cmd $qemu"
 		return
 	fi
+	[ -n "$qemu" ] && tc_run="$srctree/scripts/qemu-run $qemu /usr/${cmd%-gcc}"
 	mkdir -p "$tc_obj"
 	nice -n 10 make -s -C "$srctree" O="$tc_obj" "$@" lib >"$work/lib-$label.log" 2>&1
 	matrix "$label"
@@ -159,7 +162,7 @@ lib=$objtree/libstatickeys.a
 tc_arch=$host tc_cc=$CC tc_run="" tc_obj=$objtree
 matrix "$host-${CC##*/}"
 toolchain clang "$host" clang "" LLVM=1
-toolchain arm64 arm64 aarch64-linux-gnu-gcc "qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+toolchain arm64 arm64 aarch64-linux-gnu-gcc qemu-aarch64 \
 	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 
 cocci_done

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -132,6 +133,42 @@ static inline int hard_held_fd(const char *what, int *last)
 		}
 	}
 	return n;
+}
+
+/*
+ * hard_emulator() - the user-mode emulator make runs this program under
+ * (RUNNER names qemu-user), or NULL natively: for the checks that depend
+ * on what the emulator, not the library, can do.
+ */
+static inline const char *hard_emulator(void)
+{
+	const char *r = getenv("RUNNER");
+
+	return r && strstr(r, "qemu") ? r : NULL;
+}
+
+/*
+ * hard_exec_self() - execute this program again as "@name @arg", through
+ * RUNNER where there is one: the host cannot run a foreign program itself
+ * (/proc/self/exe names the emulator's guest, which the kernel may not
+ * execute).  Returns only if that failed.
+ */
+static inline void hard_exec_self(const char *name, const char *arg)
+{
+	const char *runner = getenv("RUNNER");
+	char self[1024], cmd[4096];
+	ssize_t n;
+
+	if (!runner || !*runner) {
+		execl("/proc/self/exe", name, arg, (char *)NULL);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	snprintf(cmd, sizeof(cmd), "exec %s '%s' %s", runner, self, arg);
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 }
 
 #endif /* _SELFTESTS_HARD_H */

@@ -926,7 +926,7 @@ static int raw_child(void *arg)
 static int raw_exec_child(void *arg)
 {
 	(void)arg;
-	execl("/proc/self/exe", "test_hooks", "raw-clone", (char *)NULL);
+	hard_exec_self("test_hooks", "raw-clone");
 	return 5;
 }
 
@@ -969,9 +969,18 @@ static void test_blocked_sigtrap(void)
 	tap_ok(st == 0 && br->err3 == EBUSY && br->enabled3 && strstr(br->msg, tid),
 	       "the thread changing the key blocks SIGTRAP itself: refused (error %d, want EBUSY), key still %d, the message names it",
 	       br->err3, br->enabled3);
-	st = hard_child(spawn_child, NULL, 20);
-	tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
-	       st < 100 ? st : -1, hard_status(st));
+	/*
+	 * qemu-user runs the vfork() inside posix_spawn() as a fork(): the
+	 * thread is not held there, and may be gone before it is seen.
+	 */
+	if (hard_emulator())
+		tap_skip("qemu-user runs posix_spawn()'s vfork() as fork(): no thread is held inside it",
+			 "a thread held inside posix_spawn()");
+	else {
+		st = hard_child(spawn_child, NULL, 20);
+		tap_ok(st == 0, "a thread held inside posix_spawn() (glibc blocks every signal there): the change goes through (error %d, %s)",
+		       st < 100 ? st : -1, hard_status(st));
+	}
 	st = hard_child(raw_exec_child, NULL, 20);
 	tap_ok(st == 0, "a thread made by clone() behind the C library, blocking SIGTRAP: seen, the change refused (EBUSY), key and site unchanged (%s)",
 	       hard_status(st));

@@ -207,7 +207,7 @@ static int exec_child(void *arg)
 	(void)arg;
 	if (!procmem())
 		return 77;
-	execl("/proc/self/exe", "test_process", "count-held", (char *)NULL);
+	hard_exec_self("test_process", "count-held");
 	return 79;
 }
 
@@ -728,6 +728,17 @@ static void test_site_in_signal_handler(void)
 	if (!sites_trap("sites run from a signal handler while keys change",
 			"ThreadSanitizer runs asynchronous signal handlers at its own points, with SIGTRAP blocked"))
 		return;
+	/*
+	 * qemu-user itself aborts in this storm of signals while threads trap
+	 * (an assertion in its RCU or plugin code, "rcu_read_unlock:
+	 * Assertion `p_rcu_reader->depth != 0' failed"): what the emulator
+	 * cannot do, not the library.
+	 */
+	if (hard_emulator()) {
+		tap_skip("qemu-user aborts in a storm of signals to threads that trap (its own assertion fails)",
+			 "sites run from a signal handler while keys change");
+		return;
+	}
 	st = hard_child(sig_child, NULL, 60);
 
 	tap_ok(st == 0, "sites run from a signal handler while keys change: no thread dies (%s)",

@@ -11,9 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # A make of our own, not a sub-make of the one running the tests.
 sk_make() {
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u CROSS_COMPILE -u KCONFIG_FRAGMENT \
-		-u CC -u CXX -u OBJDUMP -u NM -u READELF -u RUNNER -u Q -u objtree \
-		-u KCONFIG_FRAGMENT \
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u SRCARCH -u BUILDARCH \
+		-u CROSS_COMPILE -u CC -u CXX -u OBJDUMP -u NM -u READELF -u RUNNER \
+		-u Q -u objtree -u ARCH_CFLAGS -u SK_LIBC -u KCONFIG_FRAGMENT -u LLVM \
 		make -C "$srctree" --no-print-directory "$@"
 }
 

@@ -674,13 +674,15 @@ static int install_trap_handler(void)
  *   MASK_LIBC       it is, inside glibc (signals 32 and 33 blocked too)
  *   MASK_SANITIZER  every standard signal is, in a ThreadSanitizer process:
  *                   its own thread (see under_tsan())
+ *   MASK_EMULATOR   under a user-mode emulator, a thread that runs none of
+ *                   the program's code now (see emulated())
  *   MASK_GONE       the thread ended, or its files say nothing readable
  *   MASK_ERROR      the files could not be read for want of a resource
  *                   (errno says which): nothing can be told
  */
 enum trap_mask {
-	MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_SANITIZER, MASK_GONE,
-	MASK_ERROR
+	MASK_TAKES_IT, MASK_BLOCKS_IT, MASK_LIBC, MASK_SANITIZER,
+	MASK_EMULATOR, MASK_GONE, MASK_ERROR
 };
 
 /* Whether a resource ran out: the look failed, not the thread. */
@@ -738,6 +740,43 @@ static bool under_tsan(void)
 }
 
 /*
+ * Whether the program runs under a user-mode emulator (qemu-i386,
+ * qemu-x86_64): the kernel's threads are then the emulator's.  qemu
+ * answers /proc/self/exe with the program, while the link the kernel keeps
+ * for each thread (/proc/self/task/<tid>/exe, @tid in directory @task)
+ * names the emulator itself: the two differ only under emulation.  Found
+ * out once.
+ *
+ * There, each thread of the program is one host thread, whose host mask
+ * qemu sets to the program's own mask whenever it goes back to running the
+ * program's code, SIGSEGV and SIGBUS left out: it needs both delivered to
+ * any thread that runs translated code (a fault in the program's memory, a
+ * write to a page it translated).  A thread whose host mask blocks SIGBUS
+ * runs none of the program's code at that moment: one of qemu's own
+ * helpers (made blocking nearly every signal, and never running the
+ * program's code), or a program thread inside qemu's signal bookkeeping
+ * for the length of a system call, which sets its mask again before it
+ * runs a site.  Such a thread is passed over, as one that blocks SIGTRAP
+ * only after the check.
+ */
+static bool emulated(int task, const char *tid)
+{
+	static int ret = -1;
+	char a[256], b[256], path[32];
+	ssize_t n, m;
+
+	if (ret >= 0)
+		return ret;
+	snprintf(path, sizeof(path), "%s/exe", tid);
+	n = readlink("/proc/self/exe", a, sizeof(a));
+	m = readlinkat(task, path, b, sizeof(b));
+	if (n <= 0 || m <= 0)
+		return false;	/* not known: looked at again next time */
+	ret = n != m || memcmp(a, b, n);
+	return ret;
+}
+
+/*
  * How thread @tid's mask stands, and its name in @name.  Its stat file has
  * the name and the low 31 bits of the mask (after the name, field 30 of
  * the rest, "blocked"), and costs less to make than its status file, read
@@ -778,6 +817,8 @@ static enum trap_mask trap_mask(int task, const char *tid, char *name,
 	if (m != MASK_TAKES_IT)
 		return m;
 	blk = strtoull(p + 8, NULL, 16);
+	if ((blk & (1ULL << (SIGBUS - 1))) && emulated(task, tid))
+		return MASK_EMULATOR;
 	if (blk & libc)
 		return MASK_LIBC;
 	return (blk & std) == std && under_tsan() ? MASK_SANITIZER :
@@ -843,6 +884,7 @@ static int keeps_sigtrap_blocked(enum trap_mask (*mask)(int, const char *,
 		switch (mask(task, tid, name, len)) {
 		case MASK_TAKES_IT:
 		case MASK_SANITIZER:
+		case MASK_EMULATOR:
 		case MASK_GONE:
 			return 0;
 		case MASK_ERROR:
@@ -968,34 +1010,6 @@ static int others_take_traps(int threads, int sharers, size_t nr_sites)
 }
 
 /*
- * Whether the program runs under a user-mode emulator (qemu-i386,
- * qemu-x86_64): the kernel's threads are then the emulator's, not the
- * program's.  Besides one host thread per program thread, qemu keeps a
- * helper of its own that blocks nearly every signal and never runs the
- * program's code; and a program thread's mask is the emulator's
- * bookkeeping, which its host SigBlk shows only as qemu last copied it.
- * qemu answers /proc/self/exe with the program, while the per-thread link
- * the kernel keeps (/proc/self/task/<tid>/exe) names the emulator itself:
- * the two differ only under emulation.  Found out once.
- */
-static bool emulated(int task, pid_t self)
-{
-	static int ret = -1;
-	char a[256], b[256], tid[16];
-	ssize_t n, m;
-
-	if (ret >= 0)
-		return ret;
-	snprintf(tid, sizeof(tid), "%d/exe", (int)self);
-	n = readlink("/proc/self/exe", a, sizeof(a));
-	m = readlinkat(task, tid, b, sizeof(b));
-	if (n <= 0 || m <= 0)
-		return false;	/* not known: looked at again next time */
-	ret = n != m || memcmp(a, b, n);
-	return ret;
-}
-
-/*
  * 0 if every thread of the process can take the update's traps.  A probe
  * of a write method is passed over: only the prober runs the probe site,
  * after the update.  A process without a readable /proc cannot be looked
@@ -1021,17 +1035,10 @@ static int threads_take_traps(size_t nr_sites)
 			     strerror(err));
 		return 0;
 	}
-	/*
-	 * Under an emulator only the caller's own mask can be known (the
-	 * emulator keeps it): the other threads are not looked at, as on
-	 * the architectures whose updates write no trap.
-	 */
 	while (!err && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		threads++;
-		if (atoi(e->d_name) != self && emulated(dirfd(d), self))
-			continue;
 		err = thread_takes_traps(dirfd(d), e->d_name, self, nr_sites);
 		if (!err)
 			err = children_take_traps(dirfd(d), e->d_name, nr_sites,

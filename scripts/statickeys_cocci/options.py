@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # scripts/coccicheck --rule options: boot-parameter options whose default
@@ -10,15 +9,21 @@
 # anything else refuses the option, so that it never converts blind.
 import bisect
 import difflib
-import importlib.util
 import os
 import re
 import subprocess
 
-# Architectures whose setup_arch() calls jump_label_init() before
-# parse_early_param() (Linux 6.1); elsewhere early parameters are parsed
-# before start_kernel()'s jump_label_init(), where a key cannot change.
-EARLY_KEYS_ARCHES = ('x86', 'arm64', 'powerpc', 's390', 'riscv', 'loongarch')
+from . import finish
+
+# The architectures of the tree whose setup code calls jump_label_init()
+# before parse_early_param() (read from the tree by early_keys_arches());
+# elsewhere early parameters are parsed before start_kernel()'s
+# jump_label_init(), where a key cannot change.
+EARLY_KEYS_ARCHES = []
+# Where the scanned directory sits in its tree ('' at the root, else
+# "arch/x86/" and the like): a file's architecture is read from its
+# path in the tree, so that a scan of one directory still knows it.
+PREFIX = ['']
 TYPES = r'(?:bool|_Bool|int|unsigned\s+int|unsigned)'
 ATTRS = r'(?:__ro_after_init|__read_mostly|__initdata)'
 
@@ -271,7 +276,9 @@ def find_options(srcs):
 				o.refusals.append('address taken: core_param(%s) writes it '
 						  'through its address' % cores[name].group(1))
 			classify_init(o, ds)
-			opts[(s.path if o.static else None, name)] = o
+			# A global variable is one per architecture: x86's
+			# force_iommu is not ia64's (see visible()).
+			opts[(s.path if o.static else arch_of(s.path), name)] = o
 		for key, (off, var, field) in fields.items():
 			rx = re.compile(r'\b%s\s*(?:\.|->)\s*%s\b' % (re.escape(var), re.escape(field)))
 			sets = []
@@ -400,12 +407,96 @@ def classify_uses(o, srcs, all_handlers):
 			o.uses.append((s, off, 'read'))
 
 
+def set_prefix(top, root):
+	"""PREFIX for a scan of top in the kernel tree at root; when root is
+	None (no MAINTAINERS and Kbuild above), a directory with an arch/
+	of its own is the root, and else a directory inside some arch/ is
+	still that architecture's.  Returns the root taken."""
+	if root is None and not os.path.isdir(os.path.join(top, 'arch')):
+		m = re.match(r'(.*)/arch(?:/[^/]+)?$', top)
+		root = m.group(1) if m else top
+	root = root or top
+	rel = os.path.relpath(top, root)
+	PREFIX[0] = '' if rel == '.' else rel + '/'
+	return root
+
+
+def arch_of(path):
+	"""The architecture whose arch/<name>/ holds path (relative to the
+	scanned directory), or None for generic code."""
+	m = re.match(r'arch/([^/]+)/', PREFIX[0] + path)
+	return m and m.group(1)
+
+
+def visible(o, path, defined):
+	"""Whether the global o (of arch_of(o.src.path), None for generic
+	code) is the one a use in path names, defined the scopes (the same
+	and other architectures, None) that define a global of its name:
+	each architecture sees its own, or else the generic one; generic
+	code sees the generic one, or else the one architecture's."""
+	mine, there = arch_of(o.src.path), arch_of(path)
+	if there is not None:
+		return there == mine or (mine is None and there not in defined)
+	return mine is None or None not in defined
+
+
+def shared(o, defined):
+	"""Refuse an architecture's global that generic code names while
+	another architecture defines its own of the same name: converting
+	one would break the other's build of that generic code."""
+	mine = arch_of(o.src.path)
+	others = sorted(a for a in defined if a not in (mine, None))
+	if mine is None or None in defined or not others:
+		return
+	for s, off, _ in o.uses:
+		if arch_of(s.path) is None:
+			o.refusals.append(
+				'generic code (%s:%d) names it, and arch/%s defines its '
+				'own %s' % (s.path, s.line_col(off)[0], others[0], o.name))
+			return
+	for s, a, b in o.externs:
+		if arch_of(s.path) is None:
+			o.refusals.append(
+				'generic code (%s:%d) declares it, and arch/%s defines its '
+				'own %s' % (s.path, s.line_col(a)[0], others[0], o.name))
+			return
+
+
+def early_keys_arches(root):
+	"""The architectures of the tree at root whose setup code calls
+	jump_label_init() before parse_early_param() in one function: there
+	an early_param() handler may change a key.  Read from the tree, not
+	from a list of one kernel's: an architecture added later, or one
+	that moved its setup code, is judged by what it does."""
+	adir = os.path.join(root, 'arch')
+	if not os.path.isdir(adir):
+		return []
+	files = []
+	for d, dirs, names in os.walk(adir):
+		dirs[:] = sorted(x for x in dirs if not x.startswith('.'))
+		files += [os.path.relpath(os.path.join(d, n), root)
+			  for n in names if n.endswith('.c')]
+	out = set()
+	calls = re.compile(r'\b(jump_label_init|parse_early_param)\s*\(\s*\)\s*;')
+	for f in grep(root, sorted(files), ['-E', r'\bjump_label_init[[:space:]]*\(']):
+		s = load(root, f)
+		init = {}
+		for m in calls.finditer(s.code):
+			fn = s.func_at(m.start())
+			if not fn:
+				continue
+			if m.group(1) == 'jump_label_init':
+				init.setdefault(fn[1], m.start())
+			elif fn[1] in init:
+				out.add(f.split('/')[1])
+	return sorted(out)
+
+
 def check_handlers(o):
 	"""The handler shapes patch mode rewrites: the whole body returns
 	kstrtobool(s, &v), or v is assigned true/false/1/0."""
 	for s, f, macro, param in o.handlers:
-		if macro == 'early_param' and not re.match(
-				r'arch/(?:%s)/' % '|'.join(EARLY_KEYS_ARCHES), s.path):
+		if macro == 'early_param' and arch_of(s.path) not in EARLY_KEYS_ARCHES:
 			# Not a refusal: the init_on_alloc form (report()).
 			o.early.append(param)
 	for s, off, what in o.uses:
@@ -559,7 +650,14 @@ class Calls:
 			self.sites[(p, n)] = out
 
 	def get(self, s, f):
-		return self.sites[self.key(s, f)]
+		"""The call sites of f (of s) that can reach it: another
+		architecture's code never links with this one's."""
+		sites = self.sites[self.key(s, f)]
+		mine = arch_of(s.path)
+		if sites is None or mine is None:
+			return sites
+		return [(cs, off) for cs, off in sites
+			if arch_of(cs.path) in (None, mine)]
 
 	def key(self, s, f):
 		static = re.search(r'\bstatic\b', s.code[max(
@@ -572,7 +670,7 @@ def often(calls, s, f, deep):
 	when rarely, (None, why) when it has no direct caller."""
 	if SYSCALL.match(f[0]):
 		return True, 'a system call'
-	sites = calls.sites[calls.key(s, f)]
+	sites = calls.get(s, f)
 	if sites is None:
 		return True, '%s() is named in more than %d files' % (f[0], BIG_GREP)
 	if len(sites) >= HOT_CALLS:
@@ -655,11 +753,14 @@ def load(top, f):
 		return Source(f, fh.read().decode('utf-8', 'surrogateescape'))
 
 
-def analyse(top, files, kconfig_types, kconfigs):
+def analyse(top, files, kconfig_types, kconfigs, root=None):
 	"""(options, {path: Source}) of the tree: files are its .c and .h
-	files, relative to top.  Only the .c files that set a boot parameter
-	can define an option; the files naming a non-static one are read for
+	files, relative to top, a directory of the kernel tree at root (when
+	None: above top's arch/ or arch/<name>, else top).  Only the .c files that set a boot parameter can
+	define an option; the files naming a non-static one are read for
 	its uses."""
+	root = set_prefix(top, root)
+	EARLY_KEYS_ARCHES[:] = early_keys_arches(root)
 	setters = grep(top, [f for f in files if f.endswith('.c')],
 		       ['-E', r'\b(early_param|__setup|core_param)\s*\('])
 	# Variables chosen by Kconfig that no parameter sets are named too:
@@ -686,9 +787,15 @@ def analyse(top, files, kconfig_types, kconfigs):
 					handlers.add((s.path, f[1]))
 	cfgs = {o.config for o in opts.values() if o.config}
 	types = kconfig_types(cfgs) if kconfigs else None
+	scopes = {}
+	for (where, name), o in opts.items():
+		if not o.static and o.kind == 'var':
+			scopes.setdefault(name, set()).add(where)
 	for o in opts.values():
 		classify_uses(o, [o.src] if o.noparam else
-			      [s for s in srcs.values() if o.name in s.code], handlers)
+			      [s for s in srcs.values() if o.name in s.code and
+			       visible(o, s.path, scopes.get(o.name, ()))], handlers)
+		shared(o, scopes.get(o.name, ()))
 		check_handlers(o)
 		if o.config and types is not None and not o.impure:
 			if o.config not in types:
@@ -743,13 +850,15 @@ def report(opts):
 				text = text.replace('option candidate:', 'option candidate '
 						    'in the init_on_alloc form:', 1)
 				text += ('; early_param(%s) runs before jump_label_init() '
-					 'outside %s: keep the parameter in a bool '
+					 '%s: keep the parameter in a bool '
 					 '_%s_enabled_early, define the key with '
 					 'DEFINE_STATIC_KEY_MAYBE(%s, %s) and set it from __init '
 					 'code that runs after jump_label_init() and before the '
 					 'first read (as mm/page_alloc.c sets init_on_alloc); '
 					 'not converted by patch mode' % (
-						 ', '.join(o.early), '/'.join(EARLY_KEYS_ARCHES),
+						 ', '.join(o.early), 'outside ' + '/'.join(EARLY_KEYS_ARCHES)
+						 if EARLY_KEYS_ARCHES else 'on every architecture of '
+						 'this tree',
 						 o.name.strip('_'), o.config, o.name))
 			out.append(where + text)
 	return out
@@ -767,12 +876,7 @@ def convertible(o):
 
 
 def wrap(lines, i):
-	spec = importlib.util.spec_from_file_location(
-		'cocci_finish', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-					     'cocci-finish.py'))
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
-	return mod.wrap(lines, i)
+	return finish.wrap(lines, i)
 
 
 def patch(opts, srcs):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # MODE=series of scripts/coccicheck: turn the finished patch of a kernel

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # scripts/coccicheck --mode lint: mistakes in the use of static keys that a
@@ -11,23 +10,12 @@
 # A text scan over comment- and string-blanked source (the Source class of
 # scripts/cocci-options.py); coccinelle/static_key_lint.cocci does the
 # checks one file allows inside the kernel's own make coccicheck.
-import importlib.util
 import itertools
 import os
 import re
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from . import options as OPT
 
-
-def _options():
-	spec = importlib.util.spec_from_file_location(
-		'cocci_options', os.path.join(HERE, 'cocci-options.py'))
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
-	return mod
-
-
-OPT = _options()
 KEY = r'\s*&\s*\(?\s*(\w+)\s*\)?\s*(?![\w.\[]|->)'
 PLAIN = re.compile(r'\b(DEFINE|DECLARE)_STATIC_KEY_(TRUE|FALSE)(_RO)?\s*\(\s*(\w+)\s*\)')
 MAYBE = re.compile(r'\b(DEFINE|DECLARE)_STATIC_KEY_MAYBE(_RO)?\s*\(\s*(CONFIG_\w+)\s*,'
@@ -83,18 +71,16 @@ def conditions(s, off):
 	return out
 
 
-TOP = ['']
-
-
 def scope(path):
 	"""Files of different architectures (and tools/, which has its own
 	copies of the headers) never see each other's keys.  The
-	architecture is read from the whole path, so that a scan of arch/
-	alone still tells them apart."""
-	if re.match(r'tools/', path):
+	architecture is read from the path in the kernel tree (OPT.PREFIX),
+	so that a scan of arch/ alone still tells them apart, and a tree
+	kept under some other arch/ directory is not taken for one."""
+	if re.match(r'tools/', OPT.PREFIX[0] + path):
 		return 'tools'
-	m = re.match(r'.*/arch/([^/]+)/', os.path.join(TOP[0], path))
-	return m and 'arch/' + m.group(1)
+	a = OPT.arch_of(path)
+	return a and 'arch/' + a
 
 
 def visible(a, b):
@@ -239,10 +225,10 @@ def lint(srcs, kconfig_types):
 	return out
 
 
-def analyse(top, files, kconfig_types):
-	"""The lint's lines for the files (relative to top) that name the
-	static key API."""
-	TOP[0] = os.path.realpath(top)
+def analyse(top, files, kconfig_types, root=None):
+	"""The lint's lines for the files (relative to top, in the kernel
+	tree at root) that name the static key API."""
+	OPT.set_prefix(os.path.realpath(top), root and os.path.realpath(root))
 	names = OPT.grep(top, files, ['-E', r'STATIC_KEY|static_branch_|static_key_'])
 	srcs = [OPT.load(top, f) for f in names]
 	return lint(srcs, kconfig_types)
