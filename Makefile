@@ -533,6 +533,7 @@ help:
 	@echo 'Tests:'
 	@echo '  check            every test (README: what and how long); ends "N passed, N failed, N skipped"'
 	@echo '  run-selftests    the selftests of this O=/ARCH=/.config only [SELFTESTS_ONLY="dir ..."]'
+	@echo '                   [CHECK_JOBS=n tests at once under prove, default the CPUs; Documentation/testing.rst]'
 	@echo '  check-arches     i386, riscv, arm and musl in full (make check runs their core)'
 	@echo '  check-kernel     the Coccinelle conversion of the whole Linux 6.1 tree (long)'
 	@echo '  check-vm         the selftests on Debian'"'"'s kernels under qemu-system [ARCH=x86|arm64]'

@@ -7,6 +7,9 @@
 # no longer builds or whose report breaks is found here, not by the next
 # make bench.  Natively only: under an emulator make bench has no
 # instruction counts and the programs take minutes.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -9,6 +9,9 @@
 # but glibc's two about dlopen() (statickeys(7), NOTES, says why), and
 # the man pages as installed render without a warning.  Installed as a distribution stages it (DESTDIR, PREFIX=/usr,
 # the multiarch LIBDIR), into a directory of the build.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 
 # Where these programs cannot run, one skip says why.

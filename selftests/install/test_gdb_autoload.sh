@@ -7,6 +7,9 @@
 # gdb looks in its own datadir (/usr/share/gdb): a PREFIX=/usr install needs
 # nothing more; this one, under a scratch prefix, names that prefix's
 # auto-load folder to gdb, as a user of PREFIX=/usr/local would.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

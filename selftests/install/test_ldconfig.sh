@@ -4,6 +4,9 @@
 # PREFIX=/usr/local, a program built with pkg-config, and it starts at once
 # (make install ran ldconfig).  In a private mount namespace: /usr/local is
 # a tmpfs and /etc an overlay, so the machine's own are left untouched.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -4,6 +4,9 @@
 # tree with pkg-config against it and run, then `make uninstall` leaves nothing.
 # As distribution packaging does it: `make` first (default prefix), then
 # `make install DESTDIR= PREFIX=/usr`, and again with a multiarch LIBDIR.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -2,6 +2,9 @@
 #
 # sparse over every library source of this configuration (`make C=2`):
 # one check a file, failed by any warning sparse prints for it.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 if ! command -v "${SPARSE:-sparse}" >/dev/null; then
 	tap_plan 1; tap_skip "sparse is not installed" "sparse"; tap_exit

@@ -8,6 +8,9 @@
 # identical code folding, partial links, archives, versions...); and the
 # installed configuration leaves a compiler without asm goto or without
 # SHF_GNU_RETAIN the fallback instead of forcing CONFIG_JUMP_LABEL on it.
+#
+# run-tests: serial (it runs make in the shared $objtree: two such makes
+# at once would race on the same targets)
 . "$srctree/selftests/lib/tap.sh"
 . "$srctree/selftests/toolchain/toolchain.sh"
 tmp=$(mktemp -d)
