@@ -45,16 +45,22 @@ endif
 # Another architecture than the machine's: Debian's cross compiler, and
 # qemu-user to run what it builds, through scripts/qemu-run so that the
 # program loads the cross sysroot's C library and never the host's.  An
-# i386 program runs natively on an x86-64 kernel with IA32 emulation (which
-# /proc/sys/abi/vsyscall32 shows), with libc6-i386's loader; make check
-# finds out by running one (scripts/probe-runner).  An empty CROSS_COMPILE
-# or RUNNER inherited from a native parent make counts as unset.
+# i386 program runs natively on an x86-64 kernel that runs 32-bit programs,
+# which only running one shows (a kernel built with IA32 emulation may have
+# it turned off at boot, /proc/sys/abi/vsyscall32 notwithstanding): the
+# cross sysroot's loader, run as a program, is that one; elsewhere
+# qemu-i386.  make check finds out with a threaded program
+# (scripts/probe-runner).  An empty CROSS_COMPILE or RUNNER inherited from
+# a native parent make counts as unset.
 cross_arm64	:= aarch64-linux-gnu
 cross_i386	:= i686-linux-gnu
 cross_riscv	:= riscv64-linux-gnu
 cross_arm	:= arm-linux-gnueabihf
 qemu_arm64	:= qemu-aarch64
-qemu_i386	:= $(if $(filter x86,$(HOSTARCH)),$(if $(wildcard /proc/sys/abi/vsyscall32),,qemu-i386),qemu-i386)
+ifeq ($(BUILDARCH)-$(HOSTARCH),i386-x86)
+ia32_runs	:= $(shell /usr/$(cross_i386)/lib/ld-linux.so.2 --help >/dev/null 2>&1 && echo y)
+endif
+qemu_i386	:= $(if $(ia32_runs),,qemu-i386)
 qemu_riscv	:= qemu-riscv64
 qemu_arm	:= qemu-arm
 ifneq ($(BUILDARCH),$(HOSTARCH))
