@@ -162,12 +162,22 @@ def _comment_only_names(text, cfg):
 			return False
 	return True
 
+def _patch_path(path):
+	"""The name spatch's own diff gives the file: a relative path is
+	the one spatch was handed (--dir ., as the kernel's make coccicheck
+	runs it with srctree=.), whatever $srctree a caller's environment
+	holds; an absolute one is taken relative to $srctree, or to the
+	current directory when the file is outside it."""
+	if not os.path.isabs(path):
+		return os.path.normpath(path)
+	rel = os.path.relpath(path, os.environ.get('srctree') or '.')
+	return os.path.relpath(path) if rel.startswith('..') else rel
+
 def block_patch(path, lt, lf, d, k, cfg):
 	"""make coccicheck MODE=patch of the kernel runs spatch alone,
 	and SmPL cannot match an #if line: print, as a diff of its own, the
 	whole #if/#else/#endif block of a pair replaced by the one MAYBE
-	line (paths relative to $srctree, as spatch --patch gives them, or
-	to the current directory when the file is outside $srctree).
+	line (paths as spatch's own diff names the file: _patch_path()).
 	Each diff of a file is taken against the file as the diffs printed
 	before it left it; spatch prints its own (the uses) against the
 	original, which git apply and patch place by their context.
@@ -199,9 +209,7 @@ def block_patch(path, lt, lf, d, k, cfg):
 	out = old[:lo] + [new] + old[hi:]
 	_now[path] = out
 	_shifts.setdefault(path, []).append((b[0], hi - lo - 1))
-	rel = os.path.relpath(path, os.environ.get('srctree') or '.')
-	if rel.startswith('..'):
-		rel = os.path.relpath(path)
+	rel = _patch_path(path)
 	diff = list(difflib.unified_diff(old, out, 'a/' + rel, 'b/' + rel,
 					 n=3, lineterm=''))
 	print('diff -u -p a/%s b/%s' % (rel, rel))
