@@ -448,17 +448,14 @@ def shared(o, defined):
 	others = sorted(a for a in defined if a not in (mine, None))
 	if mine is None or None in defined or not others:
 		return
-	for s, off, _ in o.uses:
+	found = [('names', s, off) for s, off, _ in o.uses] + \
+		[('declares', s, a) for s, a, _ in o.externs]
+	for verb, s, off in found:
 		if arch_of(s.path) is None:
 			o.refusals.append(
-				'generic code (%s:%d) names it, and arch/%s defines its '
-				'own %s' % (s.path, s.line_col(off)[0], others[0], o.name))
-			return
-	for s, a, b in o.externs:
-		if arch_of(s.path) is None:
-			o.refusals.append(
-				'generic code (%s:%d) declares it, and arch/%s defines its '
-				'own %s' % (s.path, s.line_col(a)[0], others[0], o.name))
+				'generic code (%s:%d) %s it, and arch/%s defines its '
+				'own %s' % (s.path, s.line_col(off)[0], verb, others[0],
+					    o.name))
 			return
 
 
