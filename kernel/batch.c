@@ -23,6 +23,7 @@
 #include <linux/jump_label.h>
 #include <statickeys/batch.h>
 #include "internal.h"
+#include "queue.h"
 
 struct batch_key {
 	struct static_key *key;
@@ -133,7 +134,7 @@ int sk_batch_defer(struct static_key *key, bool on)
  */
 static int flush(void)
 {
-	int err = nr_keys ? arch_jump_label_transform_apply() : 0;
+	int err = nr_keys ? sk_queue_apply() : 0;
 	size_t i;
 
 	for (i = 0; i < nr_keys; i++) {
@@ -189,7 +190,7 @@ SK_EXPORT void statickeys_batch_begin(void)
 	 * update path, which a batch does not defer) before anything is
 	 * queued; if it fails here, the first change tries again.
 	 */
-	sk_text_poke_ready();
+	sk_queue_ready();
 }
 
 /**

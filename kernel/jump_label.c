@@ -19,6 +19,7 @@
 #include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
 #include "internal.h"
+#include "queue.h"
 #include "symbols.h"
 
 /*
@@ -460,7 +461,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct sk_object *o = NULL;
 	int queued = 0, err;
 	bool batch = sk_batch_open() && !sk_text_poke_probing();
-	size_t mark = batch ? arch_jump_label_transform_queued() : 0;
+	size_t mark = batch ? sk_queue_mark() : 0;
 
 	/* A failed change's; not while a batch's sites are queued. */
 	if (!mark)
@@ -477,14 +478,12 @@ int sk_jump_label_update(struct static_key *key, int count)
 				__builtin_prefetch((const void *)
 					jump_entry_code(e + SK_PREFETCH_AHEAD));
 			/* The write method is chosen when first needed. */
-			if (!queued && (err = sk_text_poke_ready()))
+			if (!queued && (err = sk_queue_ready()))
 				return err;
-			err = jump_entry_is_dead(e) ? -EILSEQ :
-			      arch_jump_label_transform_queue(e,
-						sk_entry_type(e, count));
+			err = sk_queue_site(e, sk_entry_type(e, count));
 			if (err) {
 				sk_report_site(e, err);
-				arch_jump_label_transform_discard_from(mark);
+				sk_queue_drop_from(mark);
 				return err == -EBUSY ? -EILSEQ : err;
 			}
 			queued++;
@@ -495,10 +494,10 @@ int sk_jump_label_update(struct static_key *key, int count)
 	if (batch) {		/* written by the batch's commit */
 		err = sk_batch_defer(key, count);
 		if (err)
-			arch_jump_label_transform_discard_from(mark);
+			sk_queue_drop_from(mark);
 		return err ? err : queued;
 	}
-	err = arch_jump_label_transform_apply();
+	err = sk_queue_apply();
 	if (err)
 		return err;
 	__atomic_fetch_add(&stats.updates, 1, __ATOMIC_RELAXED);

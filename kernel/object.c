@@ -24,6 +24,7 @@
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
 #include "internal.h"
+#include "queue.h"
 
 #define MAX_SEGMENTS	8
 
@@ -645,16 +646,16 @@ static void sync_object(struct sk_object *o, bool every_site)
 			}
 			if (now == want)
 				continue;
-			if (!queued && sk_text_poke_ready()) {
+			if (!queued && sk_queue_ready()) {
 				sk_warn("%s: cannot write code: sites left in their built state",
 					o->name);
 				return;
 			}
-			if (!arch_jump_label_transform_queue(e, want))
+			if (!sk_queue_site(e, want))
 				queued++;
 		}
 	}
-	if (queued && arch_jump_label_transform_apply())
+	if (queued && sk_queue_apply())
 		sk_warn("%s: could not bring %zu sites to their keys' state",
 			o->name, queued);
 }
