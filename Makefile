@@ -285,6 +285,7 @@ insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
 # selects it where there is entry code).  Read from the .config while this
 # Makefile is parsed; before the first build, from the defaults make takes.
 kstack-src	:= $(srctree)/kernel/kstack.c $(srctree)/kernel/entry.c \
+		   $(srctree)/kernel/entry_invoke.c \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/entry/*.c)
 kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 		   $(firstword $(wildcard $(KCONFIG_CONFIG)) $(KCONFIG_DEFAULTS)/config) \

@@ -69,8 +69,6 @@ static inline struct sk_entry_thread *sk_this_thread(void)
 	return t;
 }
 
-static statickeys_entry_hook_t sk_hook;
-static void *sk_hook_arg;
 static unsigned int sk_path_now;	/* 0 until the trap is installed */
 static pthread_mutex_t sk_install_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t sk_thread_key;
@@ -179,31 +177,6 @@ static bool sk_on_entry_stack(const struct sk_entry_thread *t, const void *p)
 /* ---- the handler and the hook ---- */
 
 /*
- * sk_invoke_syscall() - the system-call handler every entry ends in: the
- * hook sees an address of this frame, below the random offset; then the
- * call itself, through the gate the filter lets pass.
- */
-void sk_invoke_syscall(struct pt_regs *regs)
-{
-	statickeys_entry_hook_t fn = __atomic_load_n(&sk_hook, __ATOMIC_ACQUIRE);
-
-	if (fn) {
-		struct statickeys_entry_info info = {
-			.nr = regs->nr,
-			.regs = regs,
-			.sp = __builtin_frame_address(0),
-			.path = regs->path,
-			.nested = regs->flags & SK_REGS_NESTED,
-		};
-
-		fn(&info, __atomic_load_n(&sk_hook_arg, __ATOMIC_RELAXED));
-	}
-	regs->ret = sk_syscall_gate(regs->nr, regs->args[0], regs->args[1],
-				    regs->args[2], regs->args[3], regs->args[4],
-				    regs->args[5]);
-}
-
-/*
  * Every entry, both paths: one site of randomize_kstack_offset, then a jump
  * to the randomizing dispatcher or straight to the handler.  With the key
  * off this costs the site alone: no frame, and no second site on the way
@@ -216,12 +189,6 @@ static void sk_dispatch(struct pt_regs *regs)
 		return;
 	}
 	sk_invoke_syscall(regs);
-}
-
-SK_EXPORT void statickeys_entry_set_hook(statickeys_entry_hook_t fn, void *arg)
-{
-	__atomic_store_n(&sk_hook_arg, arg, __ATOMIC_RELAXED);
-	__atomic_store_n(&sk_hook, fn, __ATOMIC_RELEASE);
 }
 
 /* ---- the trap path ---- */
