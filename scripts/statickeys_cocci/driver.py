@@ -338,21 +338,25 @@ def kconfig_types(top, kconfigs, names):
 	return types
 
 
-def consistency(recs, kconfig=None):
+def consistency(recs, kconfig=None, scope=None):
 	"""Keys to convert ("key:CFG[:file]") and refusal lines.
 
 	kconfig: CONFIG types of the tree (kconfig_types()), None when the
 	tree has no Kconfig file; options that are not bool are refused,
 	#ifdef being false for =m, and so are options no Kconfig file
-	defines (their type is unknown)."""
+	defines (their type is unknown).  scope: a Scope, or None when
+	names are not scoped per architecture."""
 	pairs, decls = {}, {}
 	for r in recs:
 		(pairs if r['kind'] == 'PAIR' else decls).setdefault(r['key'], []).append(r)
 	keys, refusals = [], []
+	arch = scope.arch if scope else lambda path: None
 	for key, prs in sorted(pairs.items()):
 		groups = {}
 		for p in prs:
 			g = p['path'] if p['scope'] == 'static' else None
+			if g is None and arch(p['path']):
+				g = ('arch', arch(p['path']))
 			groups.setdefault(g, []).append(p)
 		for g, ps in groups.items():
 			conv = [p for p in ps if p['extra'].startswith('convert:')]
@@ -386,7 +390,12 @@ def consistency(recs, kconfig=None):
 				for d in decls.get(key, []):
 					if (d['path'], d['line']) in in_pair:
 						continue
-					if g is not None and d['path'] != g:
+					if isinstance(g, tuple):
+						# Another architecture's own key
+						# of the name is not this one.
+						if arch(d['path']) not in (None, g[1]):
+							continue
+					elif g is not None and d['path'] != g:
 						continue
 					if g is None and d['scope'] == 'static':
 						continue
@@ -399,6 +408,11 @@ def consistency(recs, kconfig=None):
 					why = 'declaration type differs: %s at %s:%d disagrees with this pair when %s' % (
 						d['decl'], d['path'], d['line'], when)
 					break
+			if why is None and isinstance(g, tuple):
+				why, files = scope.files(key, g[1], recs)
+				if why is None:
+					keys += ['%s:%s:%s' % (key, cfg, f) for f in files]
+					continue
 			if why is None:
 				keys.append('%s:%s%s' % (key, cfg, ':' + g if g else ''))
 				continue
@@ -408,6 +422,49 @@ def consistency(recs, kconfig=None):
 						 '%s: %s; not converted'
 						 % (key, why)))
 	return keys, refusals
+
+
+class Scope:
+	"""Names scoped per architecture: a key defined under arch/A/ is one
+	of A's, used by A's code and generic code, never by arch/B/'s, which
+	may have its own of the same name (options.arch_of() reads a path's
+	architecture from its place in the kernel tree)."""
+
+	def __init__(self, args, top, sel, files):
+		self.args, self.top, self.sel, self.all = args, top, sel, files
+		options.set_prefix(top, series.tree_root(top))
+
+	def arch(self, path):
+		"""path as spatch names it (maybe an alias) -> architecture."""
+		return options.arch_of(relpath(unalias(self.args, path)))
+
+	def files(self, key, mine, recs):
+		"""(refusal or None, the files as spatch names them whose uses
+		of A's key may change: A's and generic code's that name it).
+		Generic code naming a key that another architecture declares
+		too is refused: converting it breaks that one's build."""
+		others = sorted({self.arch(r['path']) for r in recs
+				 if r['key'] == key} - {None, mine})
+		rx = re.compile(rb'\b%s\b' % re.escape(encode(key)))
+		out = []
+		for f in self.all:
+			a = options.arch_of(f)
+			if a not in (None, mine):
+				continue
+			data = self.sel.text.get(f)
+			if data is None:
+				with open(os.path.join(self.top, f), 'rb') as fh:
+					data = fh.read()
+			m = rx.search(data)
+			if m is None:
+				continue
+			if a is None and others:
+				return ('generic code (%s:%d) names it, and arch/%s '
+					'declares its own %s' % (
+						f, data.count(b'\n', 0, m.start()) + 1,
+						others[0], key)), []
+			out.append(self.args.alias.get(f, f))
+		return None, out
 
 
 def unparsed(sel, top, files, recs):
@@ -788,7 +845,8 @@ def run(args, top, scripts):
 						root, args.exclude, is_kconfig))
 				kconfig = kconfig_types(root or top, kconfigs,
 							cfgs) if kconfigs else None
-				keys, refusals = consistency(recs, kconfig)
+				keys, refusals = consistency(recs, kconfig, Scope(
+					args, top, sel, files))
 				refusals += unparsed(sel, top, collected, recs)
 				env = ' '.join(keys)
 				per_script[s] = sel.second(
