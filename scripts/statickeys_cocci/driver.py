@@ -131,8 +131,47 @@ def encode(text):
 
 
 def die(msg, code=2):
+	progress(None)
 	print('coccicheck: ' + msg, file=sys.stderr)
 	sys.exit(code)
+
+
+# --summary: what make coccicheck prints on stderr, progress (on a
+# terminal only) and the closing line; [shown] is a progress line on it.
+SUMMARY = {'on': False, 'shown': False, 'scanned': 0}
+REFUSED = re.compile(r'not converted|refused|convert by hand|left alone|'
+		     r'not worth a key')
+
+
+def progress(msg):
+	"""msg on one line of a terminal, each replacing the last; None
+	clears it.  Nothing when stderr is not a terminal (a CI log)."""
+	if not SUMMARY['on'] or not sys.stderr.isatty():
+		return
+	if SUMMARY['shown']:
+		sys.stderr.write('\r\033[K')
+		SUMMARY['shown'] = False
+	if msg is not None:
+		sys.stderr.write('coccicheck: ' + msg)
+		SUMMARY['shown'] = True
+	sys.stderr.flush()
+
+
+def closing(findings, refused):
+	"""The closing line, also when nothing was found."""
+	if not SUMMARY['on']:
+		return
+	progress(None)
+	print('coccicheck: %d files scanned, %d findings, %d refused' % (
+		SUMMARY['scanned'], findings, refused), file=sys.stderr)
+
+
+def count_lines(lines):
+	"""(findings, refused) of report lines: a refusal names what was
+	left alone and why."""
+	lines = [l for l in lines if l.strip()]
+	refused = sum(1 for l in lines if REFUSED.search(l))
+	return len(lines) - refused, refused
 
 
 def walk(top, excludes, want):
@@ -251,6 +290,9 @@ def spatch(args, top, cocci, mode, files, env=None):
 	if env is not None:
 		e['STATIC_KEY_MAYBE_KEYS'] = env
 	before = cpu_children()
+	progress('spatch -D %s %s on %s files' % (
+		mode, os.path.basename(cocci),
+		len(files) if files is not None else 'all'))
 	r = subprocess.run(cmd, cwd=top, env=e, stdout=subprocess.PIPE,
 			   stderr=subprocess.PIPE)
 	if args.stats:
@@ -749,6 +791,8 @@ def write_shard(args, top, scripts, files, kconfigs, sel):
 	for s in shardable(scripts):
 		out['reports'][os.path.basename(s)] = unalias(args, spatch(
 			args, top, s, 'report', sel.for_script(s)))
+	SUMMARY['counts'] = count_lines(sum((r.split('\n') for r in
+					     out['reports'].values()), []))
 	tmp = args.shard_out + '.tmp'
 	with open(tmp, 'w') as f:
 		json.dump(out, f)
@@ -764,6 +808,7 @@ def read_shards(args, top, scripts):
 	commit, a file changed since) is refused by name, since its file
 	list and report would silently miss what changed."""
 	shards = []
+	SUMMARY['scanned'] = len(source_files(top, args.exclude, quiet=True)[0])
 	here = content_identity(top, sum(source_files(top, args.exclude,
 							quiet=True), []))
 	for path in args.merge:
@@ -808,8 +853,10 @@ def run(args, top, scripts):
 	if args.merge:
 		files, kconfigs, pre = read_shards(args, top, scripts)
 	else:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude,
 					       quiet=args.index not in (None, 0))
+		SUMMARY['scanned'] = len(files)
 		if args.max:
 			args.content = content_identity(top, files + kconfigs)
 			# The shard: every max-th file of the sorted list, so
@@ -936,7 +983,10 @@ def run_options(args):
 	mod = options
 	mod.WITH_COLD[0] = args.with_cold
 	try:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude)
+		SUMMARY['scanned'] = len(files)
+		progress('reading %d files' % len(files))
 		root = series.tree_root(top)
 		kroot = root or top
 		if root is not None and root != top:
@@ -946,8 +996,10 @@ def run_options(args):
 	except (OSError, Failure) as e:
 		die(str(e))
 	lines = sorted(mod.report(opts), key=sort_key)
+	counts = count_lines(lines)
 	if args.mode == 'report':
 		sys.stdout.write(''.join(l + '\n' for l in lines))
+		closing(*counts)
 		return 1 if lines else 0
 	text = mod.patch(opts, srcs)
 	if root is not None and root != top:
@@ -967,9 +1019,11 @@ def run_options(args):
 				else {}, 'options')
 		except Failure as e:
 			die(str(e))
+	progress(None)
 	for l in left:
 		print(l, file=sys.stderr)
 	sys.stdout.write(text)
+	closing(*counts)
 	return 1 if lines else 0
 
 
@@ -984,7 +1038,10 @@ def run_lint(args):
 		die('M=%s: no such directory' % args.dir)
 	mod = lint
 	try:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude)
+		SUMMARY['scanned'] = len(files)
+		progress('reading %d files' % len(files))
 		root = series.tree_root(top)
 		kroot = root or top
 		if root is not None and root != top:
@@ -996,6 +1053,7 @@ def run_lint(args):
 	lines = sorted(set(lines), key=sort_key)
 	# Bytes as read: a file name that is not UTF-8 goes through.
 	sys.stdout.buffer.write(encode(''.join(l + '\n' for l in lines)))
+	closing(len(lines), 0)
 	return 1 if lines else 0
 
 
@@ -1012,6 +1070,10 @@ def main():
 			help='MODE=series: where the patch files go')
 	ap.add_argument('--stats', action='store_true',
 			help='print the number of files scanned on stderr')
+	ap.add_argument('--summary', action='store_true',
+			help='a closing line on stderr ("N files scanned, N '
+			'findings, N refused"), and progress when stderr is a '
+			'terminal (make coccicheck)')
 	ap.add_argument('--max', type=int,
 			help='shard the scan in MAX parts (with --index, --shard-out)')
 	ap.add_argument('--index', type=int,
@@ -1030,6 +1092,9 @@ def main():
 			'read only on cold paths too')
 	ap.add_argument('dir')
 	args = ap.parse_args()
+	SUMMARY['on'] = args.summary
+	# spatch runs in DIR: a script named from here is found from there.
+	args.sp_file = [os.path.abspath(f) for f in args.sp_file]
 
 	if args.mode not in ('patch', 'report', 'context', 'org', 'series', 'lint'):
 		die("MODE=%s: unknown mode (patch, report, context, org, series, lint)" %
@@ -1094,10 +1159,25 @@ def main():
 		      '%.2f s CPU; its children: %.2f s CPU' % (
 			      r.ru_utime + r.ru_stime, cpu_children()),
 		      file=sys.stderr)
+	progress(None)
 	for l in notes:
 		print(l, file=sys.stderr)
 	sys.stdout.buffer.write(encode(text))
 	sys.stdout.flush()
+	if 'counts' in SUMMARY:
+		closing(*SUMMARY['counts'])
+	elif args.mode in ('patch', 'series'):
+		# A change is a hunk of the patch (series: a file written).
+		closing(len(re.findall(r'^@@ ', text, re.M)) if args.mode ==
+			'patch' else len(text.split()), len(notes))
+	elif args.mode == 'report':
+		closing(*count_lines(text.split('\n')))
+	elif args.mode == 'org':
+		closing(*count_lines(re.findall(r'^\* TODO .*', text, re.M)))
+	else:
+		# context: a hunk per finding, then the refusals' lines.
+		closing(len(re.findall(r'^@@ ', text, re.M)), len(re.findall(
+			r'^\S+:\d+:\d+: ', text, re.M)))
 	sys.exit(1 if found else 0)
 
 
