@@ -131,8 +131,47 @@ def encode(text):
 
 
 def die(msg, code=2):
+	progress(None)
 	print('coccicheck: ' + msg, file=sys.stderr)
 	sys.exit(code)
+
+
+# --summary: what make coccicheck prints on stderr, progress (on a
+# terminal only) and the closing line; [shown] is a progress line on it.
+SUMMARY = {'on': False, 'shown': False, 'scanned': 0}
+REFUSED = re.compile(r'not converted|refused|convert by hand|left alone|'
+		     r'not worth a key')
+
+
+def progress(msg):
+	"""msg on one line of a terminal, each replacing the last; None
+	clears it.  Nothing when stderr is not a terminal (a CI log)."""
+	if not SUMMARY['on'] or not sys.stderr.isatty():
+		return
+	if SUMMARY['shown']:
+		sys.stderr.write('\r\033[K')
+		SUMMARY['shown'] = False
+	if msg is not None:
+		sys.stderr.write('coccicheck: ' + msg)
+		SUMMARY['shown'] = True
+	sys.stderr.flush()
+
+
+def closing(findings, refused):
+	"""The closing line, also when nothing was found."""
+	if not SUMMARY['on']:
+		return
+	progress(None)
+	print('coccicheck: %d files scanned, %d findings, %d refused' % (
+		SUMMARY['scanned'], findings, refused), file=sys.stderr)
+
+
+def count_lines(lines):
+	"""(findings, refused) of report lines: a refusal names what was
+	left alone and why."""
+	lines = [l for l in lines if l.strip()]
+	refused = sum(1 for l in lines if REFUSED.search(l))
+	return len(lines) - refused, refused
 
 
 def walk(top, excludes, want):
@@ -251,6 +290,9 @@ def spatch(args, top, cocci, mode, files, env=None):
 	if env is not None:
 		e['STATIC_KEY_MAYBE_KEYS'] = env
 	before = cpu_children()
+	progress('spatch -D %s %s on %s files' % (
+		mode, os.path.basename(cocci),
+		len(files) if files is not None else 'all'))
 	r = subprocess.run(cmd, cwd=top, env=e, stdout=subprocess.PIPE,
 			   stderr=subprocess.PIPE)
 	if args.stats:
@@ -338,21 +380,25 @@ def kconfig_types(top, kconfigs, names):
 	return types
 
 
-def consistency(recs, kconfig=None):
+def consistency(recs, kconfig=None, scope=None):
 	"""Keys to convert ("key:CFG[:file]") and refusal lines.
 
 	kconfig: CONFIG types of the tree (kconfig_types()), None when the
 	tree has no Kconfig file; options that are not bool are refused,
 	#ifdef being false for =m, and so are options no Kconfig file
-	defines (their type is unknown)."""
+	defines (their type is unknown).  scope: a Scope, or None when
+	names are not scoped per architecture."""
 	pairs, decls = {}, {}
 	for r in recs:
 		(pairs if r['kind'] == 'PAIR' else decls).setdefault(r['key'], []).append(r)
 	keys, refusals = [], []
+	arch = scope.arch if scope else lambda path: None
 	for key, prs in sorted(pairs.items()):
 		groups = {}
 		for p in prs:
 			g = p['path'] if p['scope'] == 'static' else None
+			if g is None and arch(p['path']):
+				g = ('arch', arch(p['path']))
 			groups.setdefault(g, []).append(p)
 		for g, ps in groups.items():
 			conv = [p for p in ps if p['extra'].startswith('convert:')]
@@ -386,7 +432,12 @@ def consistency(recs, kconfig=None):
 				for d in decls.get(key, []):
 					if (d['path'], d['line']) in in_pair:
 						continue
-					if g is not None and d['path'] != g:
+					if isinstance(g, tuple):
+						# Another architecture's own key
+						# of the name is not this one.
+						if arch(d['path']) not in (None, g[1]):
+							continue
+					elif g is not None and d['path'] != g:
 						continue
 					if g is None and d['scope'] == 'static':
 						continue
@@ -399,6 +450,11 @@ def consistency(recs, kconfig=None):
 					why = 'declaration type differs: %s at %s:%d disagrees with this pair when %s' % (
 						d['decl'], d['path'], d['line'], when)
 					break
+			if why is None and isinstance(g, tuple):
+				why, files = scope.files(key, g[1], recs)
+				if why is None:
+					keys += ['%s:%s:%s' % (key, cfg, f) for f in files]
+					continue
 			if why is None:
 				keys.append('%s:%s%s' % (key, cfg, ':' + g if g else ''))
 				continue
@@ -408,6 +464,49 @@ def consistency(recs, kconfig=None):
 						 '%s: %s; not converted'
 						 % (key, why)))
 	return keys, refusals
+
+
+class Scope:
+	"""Names scoped per architecture: a key defined under arch/A/ is one
+	of A's, used by A's code and generic code, never by arch/B/'s, which
+	may have its own of the same name (options.arch_of() reads a path's
+	architecture from its place in the kernel tree)."""
+
+	def __init__(self, args, top, sel, files):
+		self.args, self.top, self.sel, self.all = args, top, sel, files
+		options.set_prefix(top, series.tree_root(top))
+
+	def arch(self, path):
+		"""path as spatch names it (maybe an alias) -> architecture."""
+		return options.arch_of(relpath(unalias(self.args, path)))
+
+	def files(self, key, mine, recs):
+		"""(refusal or None, the files as spatch names them whose uses
+		of A's key may change: A's and generic code's that name it).
+		Generic code naming a key that another architecture declares
+		too is refused: converting it breaks that one's build."""
+		others = sorted({self.arch(r['path']) for r in recs
+				 if r['key'] == key} - {None, mine})
+		rx = re.compile(rb'\b%s\b' % re.escape(encode(key)))
+		out = []
+		for f in self.all:
+			a = options.arch_of(f)
+			if a not in (None, mine):
+				continue
+			data = self.sel.text.get(f)
+			if data is None:
+				with open(os.path.join(self.top, f), 'rb') as fh:
+					data = fh.read()
+			m = rx.search(data)
+			if m is None:
+				continue
+			if a is None and others:
+				return ('generic code (%s:%d) names it, and arch/%s '
+					'declares its own %s' % (
+						f, data.count(b'\n', 0, m.start()) + 1,
+						others[0], key)), []
+			out.append(self.args.alias.get(f, f))
+		return None, out
 
 
 def unparsed(sel, top, files, recs):
@@ -692,6 +791,8 @@ def write_shard(args, top, scripts, files, kconfigs, sel):
 	for s in shardable(scripts):
 		out['reports'][os.path.basename(s)] = unalias(args, spatch(
 			args, top, s, 'report', sel.for_script(s)))
+	SUMMARY['counts'] = count_lines(sum((r.split('\n') for r in
+					     out['reports'].values()), []))
 	tmp = args.shard_out + '.tmp'
 	with open(tmp, 'w') as f:
 		json.dump(out, f)
@@ -707,6 +808,7 @@ def read_shards(args, top, scripts):
 	commit, a file changed since) is refused by name, since its file
 	list and report would silently miss what changed."""
 	shards = []
+	SUMMARY['scanned'] = len(source_files(top, args.exclude, quiet=True)[0])
 	here = content_identity(top, sum(source_files(top, args.exclude,
 							quiet=True), []))
 	for path in args.merge:
@@ -751,8 +853,10 @@ def run(args, top, scripts):
 	if args.merge:
 		files, kconfigs, pre = read_shards(args, top, scripts)
 	else:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude,
 					       quiet=args.index not in (None, 0))
+		SUMMARY['scanned'] = len(files)
 		if args.max:
 			args.content = content_identity(top, files + kconfigs)
 			# The shard: every max-th file of the sorted list, so
@@ -788,7 +892,8 @@ def run(args, top, scripts):
 						root, args.exclude, is_kconfig))
 				kconfig = kconfig_types(root or top, kconfigs,
 							cfgs) if kconfigs else None
-				keys, refusals = consistency(recs, kconfig)
+				keys, refusals = consistency(recs, kconfig, Scope(
+					args, top, sel, files))
 				refusals += unparsed(sel, top, collected, recs)
 				env = ' '.join(keys)
 				per_script[s] = sel.second(
@@ -878,7 +983,10 @@ def run_options(args):
 	mod = options
 	mod.WITH_COLD[0] = args.with_cold
 	try:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude)
+		SUMMARY['scanned'] = len(files)
+		progress('reading %d files' % len(files))
 		root = series.tree_root(top)
 		kroot = root or top
 		if root is not None and root != top:
@@ -888,8 +996,10 @@ def run_options(args):
 	except (OSError, Failure) as e:
 		die(str(e))
 	lines = sorted(mod.report(opts), key=sort_key)
+	counts = count_lines(lines)
 	if args.mode == 'report':
 		sys.stdout.write(''.join(l + '\n' for l in lines))
+		closing(*counts)
 		return 1 if lines else 0
 	text = mod.patch(opts, srcs)
 	if root is not None and root != top:
@@ -909,9 +1019,11 @@ def run_options(args):
 				else {}, 'options')
 		except Failure as e:
 			die(str(e))
+	progress(None)
 	for l in left:
 		print(l, file=sys.stderr)
 	sys.stdout.write(text)
+	closing(*counts)
 	return 1 if lines else 0
 
 
@@ -926,7 +1038,10 @@ def run_lint(args):
 		die('M=%s: no such directory' % args.dir)
 	mod = lint
 	try:
+		progress('reading the tree')
 		files, kconfigs = source_files(top, args.exclude)
+		SUMMARY['scanned'] = len(files)
+		progress('reading %d files' % len(files))
 		root = series.tree_root(top)
 		kroot = root or top
 		if root is not None and root != top:
@@ -938,6 +1053,7 @@ def run_lint(args):
 	lines = sorted(set(lines), key=sort_key)
 	# Bytes as read: a file name that is not UTF-8 goes through.
 	sys.stdout.buffer.write(encode(''.join(l + '\n' for l in lines)))
+	closing(len(lines), 0)
 	return 1 if lines else 0
 
 
@@ -954,6 +1070,10 @@ def main():
 			help='MODE=series: where the patch files go')
 	ap.add_argument('--stats', action='store_true',
 			help='print the number of files scanned on stderr')
+	ap.add_argument('--summary', action='store_true',
+			help='a closing line on stderr ("N files scanned, N '
+			'findings, N refused"), and progress when stderr is a '
+			'terminal (make coccicheck)')
 	ap.add_argument('--max', type=int,
 			help='shard the scan in MAX parts (with --index, --shard-out)')
 	ap.add_argument('--index', type=int,
@@ -972,6 +1092,9 @@ def main():
 			'read only on cold paths too')
 	ap.add_argument('dir')
 	args = ap.parse_args()
+	SUMMARY['on'] = args.summary
+	# spatch runs in DIR: a script named from here is found from there.
+	args.sp_file = [os.path.abspath(f) for f in args.sp_file]
 
 	if args.mode not in ('patch', 'report', 'context', 'org', 'series', 'lint'):
 		die("MODE=%s: unknown mode (patch, report, context, org, series, lint)" %
@@ -1036,10 +1159,25 @@ def main():
 		      '%.2f s CPU; its children: %.2f s CPU' % (
 			      r.ru_utime + r.ru_stime, cpu_children()),
 		      file=sys.stderr)
+	progress(None)
 	for l in notes:
 		print(l, file=sys.stderr)
 	sys.stdout.buffer.write(encode(text))
 	sys.stdout.flush()
+	if 'counts' in SUMMARY:
+		closing(*SUMMARY['counts'])
+	elif args.mode in ('patch', 'series'):
+		# A change is a hunk of the patch (series: a file written).
+		closing(len(re.findall(r'^@@ ', text, re.M)) if args.mode ==
+			'patch' else len(text.split()), len(notes))
+	elif args.mode == 'report':
+		closing(*count_lines(text.split('\n')))
+	elif args.mode == 'org':
+		closing(*count_lines(re.findall(r'^\* TODO .*', text, re.M)))
+	else:
+		# context: a hunk per finding, then the refusals' lines.
+		closing(len(re.findall(r'^@@ ', text, re.M)), len(re.findall(
+			r'^\S+:\d+:\d+: ', text, re.M)))
 	sys.exit(1 if found else 0)
 
 

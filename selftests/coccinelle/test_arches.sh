@@ -11,7 +11,8 @@
 # parameters is read from the tree.  Then the kernel's own make coccicheck
 # MODE=patch path: spatch alone on static_key_maybe.cocci leaves no #if
 # block whose two branches became the same line.  And MODE=lint does not
-# take the place a tree is kept in for an architecture.  TAP on stdout.
+# take the place a tree is kept in for an architecture.  RULE=keys scopes
+# key names per architecture too.  TAP on stdout.
 set -u
 # shellcheck source=selftests/coccinelle/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,7 @@ export GIT_CEILING_DIRECTORIES=$work
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=7
+plan=9
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -80,5 +81,26 @@ python3 "$srctree/scripts/coccicheck" --mode lint "$work/arch/pos" >"$work/lintp
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^include/linux/k.h:5:1: pos_key: DECLARE_STATIC_KEY_FALSE, but DEFINE_STATIC_KEY_TRUE at arch/x86/kernel/k.c:5' "$work/lintpos"
 ok $? "lint: a tree kept under an arch/ directory still pairs generic and x86 code (exit $rc)" "$work/lintpos"
+
+# RULE=keys scopes names the same way (fixtures/archkeys): x86's
+# fastmap_key is converted although ia64 declares one of its own, no
+# ia64 test of a name x86 defines changes, generic code's test of an
+# x86-only key does, and a key generic code names while x86 and ia64
+# each define one is refused.
+ak=$srctree/selftests/coccinelle/fixtures/archkeys
+kc="python3 $srctree/scripts/coccicheck --jobs ${J:-1}"
+$kc "$ak/in" >"$work/keys.report" 2>"$work/keys.err"
+rc=$?
+(echo '# SPDX-License-Identifier: GPL-2.0-only'; cat "$work/keys.report") |
+	diff -u "$ak/report" - >"$work/keys.diff" && [ "$rc" -eq 1 ]
+ok $? "RULE=keys report: each architecture's keys on their own (exit $rc)" "$work/keys.diff" "$work/keys.err"
+
+$kc --mode patch "$ak/in" >"$work/keys.patch" 2>"$work/keys.perr"
+rc=$?
+cp -r "$ak/in" "$work/keys.tree"
+{ diff -u "$ak/expected.patch" "$work/keys.patch" &&
+	! grep -q '^+++ b/arch/ia64/' "$work/keys.patch" &&
+	(cd "$work/keys.tree" && git apply --check "$work/keys.patch"); } >"$work/keys.apply" 2>&1
+ok $? "RULE=keys patch: no ia64 file, exactly fixtures/archkeys/expected.patch (exit $rc)" "$work/keys.apply" "$work/keys.perr"
 
 cocci_done
