@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/jump_label.h>
+#include <statickeys/sections.h>
 
 #define __hidden	__attribute__((visibility("hidden")))
 
@@ -132,7 +133,8 @@ static inline bool arch_jump_label_stuck(uintptr_t addr)
 #endif
 
 /*
- * Text poking (kernel/text_poke.c): how bytes reach executable memory.
+ * Text poking, the writer (kernel/text_poke*.c and kernel/sync_core.c, whose
+ * files kernel/text_poke.h lists): how bytes reach executable memory.
  * sk_text_poke_begin() prepares every page a batch touches (nothing is
  * written if it fails); the batch is @n records @stride bytes apart, each
  * starting with the uintptr_t address of a site of @len bytes; sk_text_poke() writes, sk_text_poke_end() restores
@@ -146,7 +148,7 @@ __hidden int sk_text_poke_begin(const void *sites, size_t n, size_t stride,
 __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
 /*
- * Bridged writes (kernel/text_poke.c, sk_text_poke_fill()): with a method
+ * Bridged writes (sk_text_poke_fill()): with a method
  * whose every write is a system call, sites of one segment are written
  * together with the code between them, as read just before the write, in
  * writes of at most sk_text_poke_bridge_max() bytes (0: not worth it with
@@ -254,6 +256,31 @@ __hidden int sk_text_poke_ready(void);
  * (kernel/object.c).
  */
 __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
+
+/*
+ * Writer hooks: a service of an upper layer that the writer (layer 1,
+ * kernel/text_poke*.c) needs, handed down without the writer naming it
+ * (scripts/layers).  The file that defines the service puts one pointer to
+ * it in the hook's section with SK_WRITER_HOOK(); the writer finds it
+ * through the section's __start_ symbol (kernel/text_poke.h), NULL if
+ * absent.  A section rather than a registration call: no constructor order
+ * matters (a program's constructor may change a key before the library's
+ * own constructors ran), and the pointer sits in the object file of the
+ * function it names, so a static link that pulls the function in gets the
+ * hook with it (selftests/hardening/test_write_method, linked with
+ * libstatickeys.a).  Retained against --gc-sections like the tables.
+ *
+ *   text_segment   sk_text_segment(), kernel/object.c: the segment the
+ *                  mprotect method makes writable
+ *   key_update     sk_jump_label_update(), kernel/jump_label.c: flips the
+ *                  write-method probe's key through the whole update path
+ */
+typedef int sk_hook_text_segment_fn(uintptr_t addr, uintptr_t *start,
+				    uintptr_t *end);
+typedef int sk_hook_key_update_fn(struct static_key *key, int count);
+#define SK_WRITER_HOOK(name, fn)					\
+	static sk_hook_##name##_fn *const __sk_hook_##name##_ptr	\
+	__sk_retain __attribute__((section("__sk_hook_" #name))) = (fn)
 
 /*
  * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()

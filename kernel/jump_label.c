@@ -474,6 +474,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	sk_count_updates(1);
 	return queued;
 }
+SK_WRITER_HOOK(key_update, sk_jump_label_update);
 
 static bool refuse_sealed(struct static_key *key)
 {
