@@ -14,6 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 set -- $(sk_linkers)
 tap_plan $((3 * $#))
 sk_skip_if_sanitized $((3 * $#))
+if [ "$SK_JUMP_LABEL" != y ]; then
+	for i in $(seq $((3 * $#))); do
+		tap_skip "CONFIG_JUMP_LABEL=n: no site is written, no hook is called" "static hooks $i"
+	done
+	tap_exit
+fi
 cc=$(sk_compiler "$(sk_c_compiler)")
 for ld in $(sk_linkers); do
 	what="libstatickeys.a, --gc-sections, $ld ($SRCARCH, CONFIG_JUMP_LABEL=$SK_JUMP_LABEL)"
