@@ -194,6 +194,13 @@ __hidden bool sk_text_poke_probing(void);
  * the checks against other threads are made once per batch, not per step.
  */
 __hidden bool sk_text_poke_alone(void);
+/*
+ * sk_text_poke_segment(): sk_text_segment() for the layers below the object
+ * registry, through the registry's writer hook (below): the PROT_* bits of
+ * the executable segment holding @addr, or -1.
+ */
+__hidden int sk_text_poke_segment(uintptr_t addr, uintptr_t *start,
+				  uintptr_t *end);
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or

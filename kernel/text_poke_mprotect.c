@@ -28,9 +28,10 @@ static size_t nr_open;
 
 /*
  * The executable segment holding @addr, from the registry's hook: its
- * PROT_* bits, or -1 (also when no registry is linked in).
+ * PROT_* bits, or -1 (also when no registry is linked in).  For the arch
+ * code too, which sits below the registry as well.
  */
-static int text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
+int sk_text_poke_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
 {
 	sk_hook_text_segment_fn *fn = sk_writer_hook(text_segment);
 
@@ -62,7 +63,7 @@ static int open_segment(uintptr_t addr, size_t cap, long ps,
 
 	if (*last && addr >= (*last)->start && addr < (*last)->end)
 		return 0;
-	prot = text_segment(addr, &start, &end);
+	prot = sk_text_poke_segment(addr, &start, &end);
 	if (prot < 0)
 		return sk_tp_failed(-EFAULT, "site %p lies in no executable segment",
 				    (void *)addr);
