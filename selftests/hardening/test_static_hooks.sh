@@ -33,6 +33,11 @@ for ld in $(sk_linkers); do
 	tap_diag < "$d/cc.log"
 	tap_ok $rc "$what: links"
 	for m in procmem mprotect; do
+		if [ "$m" = procmem ] && [ -n "${RUNNER:-}" ]; then
+			tap_skip "under $RUNNER: an emulator runs its old translation of bytes written through /proc/self/mem" \
+				"$what: STATICKEYS_TEXT_POKE=$m"
+			continue
+		fi
 		STATICKEYS_TEXT_POKE=$m ${RUNNER:-} "$d/prog" > "$d/$m.log" 2>&1
 		rc=$?
 		tap_diag < "$d/$m.log"
