@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/jump_label.h>
+#include <statickeys/sections.h>
 
 #define __hidden	__attribute__((visibility("hidden")))
 
@@ -132,7 +133,8 @@ static inline bool arch_jump_label_stuck(uintptr_t addr)
 #endif
 
 /*
- * Text poking (kernel/text_poke.c): how bytes reach executable memory.
+ * Text poking, the writer (kernel/text_poke*.c and kernel/sync_core.c, whose
+ * files kernel/text_poke.h lists): how bytes reach executable memory.
  * sk_text_poke_begin() prepares every page a batch touches (nothing is
  * written if it fails); the batch is @n records @stride bytes apart, each
  * starting with the uintptr_t address of a site of @len bytes; sk_text_poke() writes, sk_text_poke_end() restores
@@ -146,7 +148,7 @@ __hidden int sk_text_poke_begin(const void *sites, size_t n, size_t stride,
 __hidden int sk_text_poke(uintptr_t addr, const void *bytes, size_t len);
 __hidden void sk_text_poke_end(void);
 /*
- * Bridged writes (kernel/text_poke.c, sk_text_poke_fill()): with a method
+ * Bridged writes (sk_text_poke_fill()): with a method
  * whose every write is a system call, sites of one segment are written
  * together with the code between them, as read just before the write, in
  * writes of at most sk_text_poke_bridge_max() bytes (0: not worth it with
@@ -192,6 +194,13 @@ __hidden bool sk_text_poke_probing(void);
  * the checks against other threads are made once per batch, not per step.
  */
 __hidden bool sk_text_poke_alone(void);
+/*
+ * sk_text_poke_segment(): sk_text_segment() for the layers below the object
+ * registry, through the registry's writer hook (below): the PROT_* bits of
+ * the executable segment holding @addr, or -1.
+ */
+__hidden int sk_text_poke_segment(uintptr_t addr, uintptr_t *start,
+				  uintptr_t *end);
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or
@@ -254,8 +263,31 @@ __hidden int sk_text_poke_ready(void);
  * (kernel/object.c).
  */
 __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
-__hidden void sk_count_sites_written(size_t n);
-__hidden void sk_count_sync(void);
+
+/*
+ * Writer hooks: a service of an upper layer that the writer (layer 1,
+ * kernel/text_poke*.c) needs, handed down without the writer naming it
+ * (scripts/layers).  The file that defines the service puts one pointer to
+ * it in the hook's section with SK_WRITER_HOOK(); the writer finds it
+ * through the section's __start_ symbol (kernel/text_poke.h), NULL if
+ * absent.  A section rather than a registration call: no constructor order
+ * matters (a program's constructor may change a key before the library's
+ * own constructors ran), and the pointer sits in the object file of the
+ * function it names, so a static link that pulls the function in gets the
+ * hook with it (selftests/hardening/test_write_method, linked with
+ * libstatickeys.a).  Retained against --gc-sections like the tables.
+ *
+ *   text_segment   sk_text_segment(), kernel/object.c: the segment the
+ *                  mprotect method makes writable
+ *   key_update     sk_jump_label_update(), kernel/jump_label.c: flips the
+ *                  write-method probe's key through the whole update path
+ */
+typedef int sk_hook_text_segment_fn(uintptr_t addr, uintptr_t *start,
+				    uintptr_t *end);
+typedef int sk_hook_key_update_fn(struct static_key *key, int count);
+#define SK_WRITER_HOOK(name, fn)					\
+	static sk_hook_##name##_fn *const __sk_hook_##name##_ptr	\
+	__sk_retain __attribute__((section("__sk_hook_" #name))) = (fn)
 
 /*
  * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
@@ -339,7 +371,8 @@ __hidden bool sk_lock_is_mine(void);
 __hidden void sk_introspect_registered(bool main_program);
 
 /*
- * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()
+ * sk_warn() prints one "statickeys: ..." line to stderr (kernel/warn.c, the
+ * bottom layer); SK_WARN_ONCE()
  * prints it the first time a call site is reached only.
  */
 __hidden void sk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -396,6 +429,17 @@ __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on);
 __hidden void sk_batch_settle(const struct static_key *key);
 __hidden void sk_set_error(int err);
+
+/*
+ * The counters of statickeys_get_stats() (kernel/stats.c, the bottom layer:
+ * any file may count).  sk_stats_read() fills in the counters of @s and
+ * zeroes what it does not keep (objects, sites).
+ */
+struct statickeys_stats;
+__hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_updates(size_t n);
+__hidden void sk_count_sync(void);
+__hidden void sk_count_refused(void);
+__hidden void sk_stats_read(struct statickeys_stats *s);
 
 #endif /* _STATICKEYS_KERNEL_INTERNAL_H */

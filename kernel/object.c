@@ -116,6 +116,7 @@ int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
 			}
 	return -1;
 }
+SK_WRITER_HOOK(text_segment, sk_text_segment);
 
 static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
 {
