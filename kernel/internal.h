@@ -254,8 +254,6 @@ __hidden int sk_text_poke_ready(void);
  * (kernel/object.c).
  */
 __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
-__hidden void sk_count_sites_written(size_t n);
-__hidden void sk_count_sync(void);
 
 /*
  * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
@@ -339,7 +337,8 @@ __hidden bool sk_lock_is_mine(void);
 __hidden void sk_introspect_registered(bool main_program);
 
 /*
- * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()
+ * sk_warn() prints one "statickeys: ..." line to stderr (kernel/warn.c, the
+ * bottom layer); SK_WARN_ONCE()
  * prints it the first time a call site is reached only.
  */
 __hidden void sk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -396,6 +395,17 @@ __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on);
 __hidden void sk_batch_settle(const struct static_key *key);
 __hidden void sk_set_error(int err);
+
+/*
+ * The counters of statickeys_get_stats() (kernel/stats.c, the bottom layer:
+ * any file may count).  sk_stats_read() fills in the counters of @s and
+ * zeroes what it does not keep (objects, sites).
+ */
+struct statickeys_stats;
+__hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_updates(size_t n);
+__hidden void sk_count_sync(void);
+__hidden void sk_count_refused(void);
+__hidden void sk_stats_read(struct statickeys_stats *s);
 
 #endif /* _STATICKEYS_KERNEL_INTERNAL_H */

@@ -46,23 +46,11 @@ static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lock_owner;
 static bool lock_held;
 
-static struct statickeys_stats stats;
 static __thread int last_error;
 
 SK_EXPORT bool static_key_initialized = true;
 
 void (*sk_test_step_hook)(int step);
-
-void sk_warn(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "statickeys: %s\n", buf);
-}
 
 /*
  * Messages that name a key, held until the lock is dropped.  The text has
@@ -346,7 +334,7 @@ static void set_error(int err)
 {
 	last_error = public_error(err);
 	if (err)
-		__atomic_fetch_add(&stats.refused, 1, __ATOMIC_RELAXED);
+		sk_count_refused();
 }
 
 SK_EXPORT int statickeys_last_error(void)
@@ -354,24 +342,9 @@ SK_EXPORT int statickeys_last_error(void)
 	return last_error;
 }
 
-void sk_count_sites_written(size_t n)
-{
-	__atomic_fetch_add(&stats.sites_written, n, __ATOMIC_RELAXED);
-}
-
 void sk_set_error(int err)
 {
 	set_error(err);
-}
-
-void sk_count_updates(size_t n)
-{
-	__atomic_fetch_add(&stats.updates, n, __ATOMIC_RELAXED);
-}
-
-void sk_count_sync(void)
-{
-	__atomic_fetch_add(&stats.sync_steps, 1, __ATOMIC_RELAXED);
 }
 
 SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
@@ -380,9 +353,7 @@ SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 	struct sk_object *o = NULL;
 	bool locked = lock_unless_mine();
 
-	*s = stats;
-	s->objects = 0;
-	s->sites = 0;
+	sk_stats_read(s);
 	while (sk_next_table(&o, &start, &stop)) {
 		s->objects++;
 		s->sites += stop - start;
@@ -500,7 +471,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	err = sk_queue_apply();
 	if (err)
 		return err;
-	__atomic_fetch_add(&stats.updates, 1, __ATOMIC_RELAXED);
+	sk_count_updates(1);
 	return queued;
 }
 
