@@ -20,6 +20,7 @@
 #include <statickeys/cmdline.h>
 
 #include "params.h"
+#include "../lib/lifecycle.h"
 
 /* How much of a word a message echoes before "...". */
 #define SK_ECHO_MAX	96
@@ -759,23 +760,31 @@ static void sk_apply_all(struct sk_cmdline *cl, unsigned long gen,
 	}
 }
 
-/* ---- fork() (the core's atfork handler calls these) ---- */
+/* ---- fork() (lib/lifecycle.c runs these) ---- */
 
 /*
- * The two locks sit on either side of the core's in the lock order, so the
- * core's handler takes them in two calls: sk_apply_lock before
- * jump_label_mutex, sk_params_lock after it.  The child thus inherits a
- * consistent state and no lock held by a thread that does not exist in it.
+ * The two locks sit on either side of the core's in the lock order, so
+ * they are two entries of lib/lifecycle.c: sk_apply_lock at SK_LC_APPLY,
+ * above jump_label_mutex, sk_params_lock at SK_LC_PARAMS, below it.
+ * Prepare takes them top-down, parent and child release them bottom-up:
+ * the child thus inherits a consistent state and no lock held by a thread
+ * that does not exist in it.
  *
  * sk_apply_lock is skipped when this thread holds it (fork() from a
  * handler) or may hold the loader's lock (fork() from a handler run at
  * registration): waiting for it there would invert the order.  A thread
  * that forks holding jump_label_mutex (inside a key change, or its own
- * jump_label_lock() section), @core_locked, only tries it; held by another
- * thread, it starts afresh in the child as when skipped.
+ * jump_label_lock() section) only tries it; held by another thread, it
+ * starts afresh in the child as when skipped.  The core's
+ * sk_lock_is_mine() is weak here: the parser tests build this file
+ * without the core, and without the core no thread holds its lock.
  */
-void __sk_params_fork_prepare_apply(bool core_locked)
+extern bool sk_lock_is_mine(void) __attribute__((weak, visibility("hidden")));
+
+static void sk_fork_prepare_apply(void)
 {
+	bool core_locked = sk_lock_is_mine && sk_lock_is_mine();
+
 	if (sk_apply_owner || sk_loader)
 		return;
 	if (!core_locked)
@@ -785,19 +794,8 @@ void __sk_params_fork_prepare_apply(bool core_locked)
 	sk_fork_took_apply = true;
 }
 
-/*
- * sk_params_lock is innermost but for the deferred-work lock: never held
- * while another lock is awaited, so whoever holds it lets go soon, even
- * when this thread holds jump_label_mutex.
- */
-void __sk_params_fork_prepare_objects(void)
+static void sk_fork_parent_apply(void)
 {
-	sk_lock();
-}
-
-void __sk_params_fork_parent(void)
-{
-	sk_unlock();
 	if (sk_fork_took_apply) {
 		sk_fork_took_apply = false;
 		pthread_mutex_unlock(&sk_apply_lock);
@@ -808,11 +806,38 @@ void __sk_params_fork_parent(void)
  * Only the forking thread lives on in the child, and it holds what
  * prepare took.  sk_apply_lock stays held if that thread was applying a
  * line (it goes on with it); if another thread held it (prepare skipped
- * it), it starts afresh.  Registrations that other threads were doing are
- * over: their objects take the next line like any other.  References those
+ * it), it starts afresh.
+ */
+static void sk_fork_child_apply(void)
+{
+	if (sk_fork_took_apply)
+		pthread_mutex_unlock(&sk_apply_lock);
+	else if (!sk_apply_owner)
+		pthread_mutex_init(&sk_apply_lock, NULL);
+	sk_fork_took_apply = false;
+}
+
+/*
+ * sk_params_lock is innermost but for the deferred-work lock: never held
+ * while another lock is awaited, so whoever holds it lets go soon, even
+ * when this thread holds jump_label_mutex.
+ */
+static void sk_fork_prepare_objects(void)
+{
+	sk_lock();
+}
+
+static void sk_fork_parent_objects(void)
+{
+	sk_unlock();
+}
+
+/*
+ * Registrations that other threads were doing are over in the child:
+ * their objects take the next line like any other.  References those
  * threads held are leaked, never freed twice.
  */
-void __sk_params_fork_child(void)
+static void sk_fork_child_objects(void)
 {
 	struct sk_object *obj;
 
@@ -823,12 +848,12 @@ void __sk_params_fork_child(void)
 		}
 	}
 	sk_unlock();
-	if (sk_fork_took_apply)
-		pthread_mutex_unlock(&sk_apply_lock);
-	else if (!sk_apply_owner)
-		pthread_mutex_init(&sk_apply_lock, NULL);
-	sk_fork_took_apply = false;
 }
+
+SK_LIFECYCLE(params_apply, SK_LC_APPLY, sk_fork_prepare_apply,
+	     sk_fork_parent_apply, sk_fork_child_apply);
+SK_LIFECYCLE(params_objects, SK_LC_PARAMS, sk_fork_prepare_objects,
+	     sk_fork_parent_objects, sk_fork_child_objects);
 
 /* ---- the exported API (include/statickeys/cmdline.h) ---- */
 

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * The library's one pthread_atfork() registration.  Separate
+ * registrations would run in an order set by constructor order, not by
+ * the lock order, and glibc runs the prepare handlers of concurrent
+ * fork()s concurrently: so the order is fixed here, by level, from the
+ * handlers each layer placed in the "sk_lifecycle" section
+ * (lib/lifecycle.h).
+ */
+#include <pthread.h>
+#include <stddef.h>
+
+#include "lifecycle.h"
+#include "warn.h"
+
+/* Weak: a link with no entry at all has no section and no such symbols. */
+extern const struct sk_lifecycle __start_sk_lifecycle[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct sk_lifecycle __stop_sk_lifecycle[]
+	__attribute__((weak, visibility("hidden")));
+
+enum phase { PREPARE, PARENT, CHILD };
+
+static void (*handler(const struct sk_lifecycle *e, enum phase p))(void)
+{
+	return p == PREPARE ? e->prepare : p == PARENT ? e->parent : e->child;
+}
+
+static void run_level(int level, enum phase p)
+{
+	const struct sk_lifecycle *first = __start_sk_lifecycle;
+	const struct sk_lifecycle *last = __stop_sk_lifecycle;
+	size_t i, n = last - first;
+
+	for (i = 0; i < n; i++) {
+		const struct sk_lifecycle *e = p == PREPARE ? &first[i]
+							    : &last[-1 - (long)i];
+		void (*fn)(void) = handler(e, p);
+
+		if ((int)e->level == level && fn)
+			fn();
+	}
+}
+
+/*
+ * A handful of entries: one pass per level, forwards over the section for
+ * prepare (top level first), backwards for parent and child (bottom first).
+ */
+static void run(enum phase p)
+{
+	int i;
+
+	if (!__start_sk_lifecycle)
+		return;
+	for (i = 0; i < SK_LC_NR; i++)
+		run_level(p == PREPARE ? SK_LC_NR - 1 - i : i, p);
+}
+
+static void prepare(void)
+{
+	run(PREPARE);
+}
+
+static void parent(void)
+{
+	run(PARENT);
+}
+
+static void child(void)
+{
+	run(CHILD);
+}
+
+static void register_once(void)
+{
+	int err = pthread_atfork(prepare, parent, child);
+
+	if (err)
+		sk_warn("cannot register the fork() handlers (error %d): a child forked while a key changes may inherit a held lock",
+			err);
+}
+
+void sk_lifecycle_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, register_once);
+}
