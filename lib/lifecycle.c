@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The library's one pthread_atfork() registration.  Separate
+ * The library's one pthread_atfork() registration, and its atexit() ones.  Separate
  * registrations would run in an order set by constructor order, not by
  * the lock order, and glibc runs the prepare handlers of concurrent
  * fork()s concurrently: so the order is fixed here, by level, from the
@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "lifecycle.h"
 #include "warn.h"
@@ -24,6 +25,41 @@ enum phase { PREPARE, PARENT, CHILD };
 static void (*handler(const struct sk_lifecycle *e, enum phase p))(void)
 {
 	return p == PREPARE ? e->prepare : p == PARENT ? e->parent : e->child;
+}
+
+/* The exit phase: every exit handler, top level first, in link order. */
+static void run_exit(bool main_program)
+{
+	const struct sk_lifecycle *e;
+	int level;
+
+	if (!__start_sk_lifecycle)
+		return;
+	for (level = SK_LC_NR - 1; level >= 0; level--)
+		for (e = __start_sk_lifecycle; e < __stop_sk_lifecycle; e++)
+			if ((int)e->level == level && e->exit)
+				e->exit(main_program);
+}
+
+static void exit_main(void)
+{
+	run_exit(true);
+}
+
+static void exit_other(void)
+{
+	run_exit(false);
+}
+
+void sk_lifecycle_exit_arm(bool main_program)
+{
+	static bool for_main, for_other;
+	bool *done = main_program ? &for_main : &for_other;
+
+	if (__atomic_exchange_n(done, true, __ATOMIC_RELAXED))
+		return;
+	if (atexit(main_program ? exit_main : exit_other))
+		sk_warn("cannot register the exit handlers: objects are unregistered by their destructors at exit, and a later destructor's change of their keys does not reach their sites");
 }
 
 static void run_level(int level, enum phase p)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The fork() handlers of every layer (lib/lifecycle.c) in a program linked
- * with libstatickeys.a and --gc-sections: each level has its entry in the
+ * The fork() and exit handlers of every layer (lib/lifecycle.c) in a
+ * program linked with libstatickeys.a and --gc-sections: each level has its
+ * entry in the
  * "sk_lifecycle" section, none was left behind by the static link or
  * collected by the linker, and a child forked while another thread changes
  * keys can change keys itself.
@@ -23,6 +24,7 @@ extern const struct sk_lifecycle __stop_sk_lifecycle[];
 
 static const char *const level_names[SK_LC_NR] = {
 	"writer", "arch", "deferred", "params", "core", "apply",
+	"objects", "introspect",
 };
 
 DEFINE_STATIC_KEY_FALSE(k_busy);
@@ -62,7 +64,7 @@ int main(void)
 		if ((unsigned int)e->level < SK_LC_NR)
 			seen[e->level]++;
 	for (i = 0; i < SK_LC_NR; i++)
-		tap_ok(seen[i] == 1, "one fork entry at level %s (found %d)",
+		tap_ok(seen[i] == 1, "one entry at level %s (found %d)",
 		       level_names[i], seen[i]);
 
 	pthread_create(&t, NULL, toggler, NULL);
