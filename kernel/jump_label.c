@@ -10,12 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <linux/jump_label.h>
 #include <linux/jump_label_ratelimit.h>
@@ -27,26 +22,27 @@
 #include "../lib/lifecycle.h"
 
 /*
- * Locking.  jump_label_mutex serialises every change of a key's state with the
- * code patching that goes with it, and every change of the object list.  The
- * fast paths never take it.  Every key change takes it itself, as in the
- * kernel, the _cpuslocked forms included; @lock_owner lets a change refuse a
- * caller that holds it already (its own jump_label_lock() section), which
- * would otherwise wait for itself.
+ * Locking.  jump_label_mutex serialises every change of a key's state with
+ * the code patching that goes with it, and every change of the object list.
+ * The fast paths never take it.  Every key change takes it itself, as in
+ * the kernel, the _cpuslocked forms included; the record of its owner
+ * (sk_lock_is_mine(), kernel/warn_key.c) lets a change refuse a caller that
+ * holds it already (its own jump_label_lock() section), which would
+ * otherwise wait for itself.
  *
  * The lock order is written once, in Documentation/static-keys.rst ("Lock
- * order"); lib/lifecycle.c takes every library lock in it across fork().  Nothing is
- * ever called into the loader (dladdr, dlsym, dlopen, dl_iterate_phdr) with
- * one of the library's locks held: messages that name a key are kept
- * (kernel/warn_key.c) and printed by jump_label_unlock(), after the mutex is released.
- * The library is linked with -z now, so that no lazy symbol binding happens
- * under a lock either.
+ * order"); lib/lifecycle.c takes every library lock in it across fork().
+ * Nothing is ever called into the loader (dladdr, dlsym, dlopen,
+ * dl_iterate_phdr) with one of the library's locks held: messages that
+ * name a key are kept (kernel/warn_key.c) and printed by
+ * jump_label_unlock(), after the mutex is released.  The library is linked
+ * with -z now, so that no lazy symbol binding happens under a lock either.
  */
 static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
+
 SK_EXPORT bool static_key_initialized = true;
 
 void (*sk_test_step_hook)(int step);
-
 
 static void release_mutex(void)
 {
@@ -183,6 +179,7 @@ static void __attribute__((constructor(101))) jump_label_setup(void)
 SK_EXPORT void jump_label_init(void)
 {
 }
+
 SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 {
 	struct jump_entry *start, *stop;
@@ -211,8 +208,8 @@ bool sk_change_lock(struct static_key *key, const char *fn, bool cpuslocked)
 	/* This thread's batch holds the lock for its changes (kernel/batch.c). */
 	if (sk_lock_is_mine() && !sk_batch_open()) {
 		sk_refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
-			      "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
-			      fn);
+			         "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
+			         fn);
 		return false;
 	}
 	jump_label_lock();

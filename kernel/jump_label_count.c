@@ -113,7 +113,7 @@ bool sk_first_misuse(const struct static_key *key, enum key_misuse kind)
 }
 
 void sk_refuse_misuse(struct static_key *key, enum key_misuse kind, int err,
-	      const char *fmt, ...)
+		      const char *fmt, ...)
 {
 	char text[SK_WARN_KEY_MAX];
 	va_list ap;
@@ -168,7 +168,7 @@ bool __static_key_slow_inc(struct static_key *key)
 		sk_set_error(ERANGE);
 	else
 		sk_refuse_misuse(key, MISUSE_OVERFLOW, ERANGE,
-			      "static_key_slow_inc(): count of key " SK_KEYNAME " would overflow: unchanged");
+			         "static_key_slow_inc(): count of key " SK_KEYNAME " would overflow: unchanged");
 	return false;
 }
 
@@ -181,8 +181,8 @@ void __static_key_slow_dec(struct static_key *key)
 		return;
 	if (!count_add(key, -1, 1, __INT_MAX__, &v)) {
 		sk_refuse_misuse(key, MISUSE_BELOW_ZERO, ERANGE,
-			      "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
-			      v);
+			         "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
+			         v);
 		return;
 	}
 	if (v == 1)
@@ -206,8 +206,8 @@ void __static_key_enable(struct static_key *key)
 	sk_set_error(0);		/* it is enabled */
 	if (v != 1)
 		sk_refuse_misuse(key, MISUSE_ENABLE, 0,
-			      "static_key_enable() on key " SK_KEYNAME " with count %d: a key used with inc/dec",
-			      v);
+			         "static_key_enable() on key " SK_KEYNAME " with count %d: a key used with inc/dec",
+			         v);
 }
 
 /*
@@ -231,7 +231,7 @@ void __static_key_disable(struct static_key *key)
 		sk_set_error(0);
 	else
 		sk_refuse_misuse(key, MISUSE_DISABLE, ERANGE,
-			      "static_key_disable() on key " SK_KEYNAME " with count %d: unchanged",
-			      v);
+			         "static_key_disable() on key " SK_KEYNAME " with count %d: unchanged",
+			         v);
 }
 
