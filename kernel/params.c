@@ -429,7 +429,8 @@ extern bool sk_lock_is_mine(void) __attribute__((weak, visibility("hidden")));
 
 static void sk_fork_prepare_apply(void)
 {
-	bool core_locked = sk_lock_is_mine && sk_lock_is_mine();
+	bool (*volatile is_mine)(void) = sk_lock_is_mine;
+	bool core_locked = is_mine && is_mine();
 
 	if (sk_apply_owner || sk_loader)
 		return;

@@ -66,16 +66,18 @@ static void run_level(int level, enum phase p)
 {
 	const struct sk_lifecycle *first = __start_sk_lifecycle;
 	const struct sk_lifecycle *last = __stop_sk_lifecycle;
-	size_t i, n = last - first;
+	const struct sk_lifecycle *e;
+	void (*fn)(void);
 
-	for (i = 0; i < n; i++) {
-		const struct sk_lifecycle *e = p == PREPARE ? &first[i]
-							    : &last[-1 - (long)i];
-		void (*fn)(void) = handler(e, p);
-
-		if ((int)e->level == level && fn)
-			fn();
+	if (p == PREPARE) {
+		for (e = first; e < last; e++)
+			if ((int)e->level == level && (fn = handler(e, p)))
+				fn();
+		return;
 	}
+	for (e = last; e > first; e--)
+		if ((int)e[-1].level == level && (fn = handler(&e[-1], p)))
+			fn();
 }
 
 /*
