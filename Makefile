@@ -293,6 +293,7 @@ kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 lib-src		:= $(filter-out $(kstack-src) \
 		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
+		   $(wildcard $(srctree)/lib/*.c) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a

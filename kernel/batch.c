@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include <linux/jump_label.h>
-#include <statickeys/batch.h>
 #include "internal.h"
 #include "queue.h"
 
@@ -168,55 +167,37 @@ void sk_batch_settle(const struct static_key *key)
 		flush();
 }
 
-/**
- * statickeys_batch_begin() - start a batch of key changes.
- *
- * Until the matching statickeys_batch_commit(), the key changes this thread
- * makes queue their sites instead of writing them.  The thread holds the
- * jump-label lock meanwhile: other threads' changes wait.  Batches nest: an
- * inner pair joins the outer batch.
+/*
+ * The begin and commit of a batch (kernel/jump_label.c, which takes and
+ * drops the lock around them).  sk_batch_enter(): true when a batch is
+ * open already, which this begin joins.  sk_batch_start(): the outermost
+ * begin, with the lock just taken.  sk_batch_end(): -EINVAL without a
+ * batch, 1 when an inner batch ended, 0 when the outermost did: what it
+ * queued is written and *@err is the batch's first error (0 or -errno).
  */
-SK_EXPORT void statickeys_batch_begin(void)
+bool sk_batch_enter(void)
 {
-	if (depth) {
-		depth++;
-		return;
-	}
-	jump_label_lock();	/* before depth: a batch's lock only counts */
-	depth = 1;
-	batch_err = 0;
-	/*
-	 * The write method is chosen (by writing a probe site through the
-	 * update path, which a batch does not defer) before anything is
-	 * queued; if it fails here, the first change tries again.
-	 */
-	sk_queue_ready();
+	if (!depth)
+		return false;
+	depth++;
+	return true;
 }
 
-/**
- * statickeys_batch_commit() - write the sites of every key changed since
- * statickeys_batch_begin(), in one update.
- *
- * Returns 0, or a negative errno when the update failed: then no key
- * changed by the batch since the last write changed (each has its count
- * back), and statickeys_last_error() says why.  A change refused when it
- * was made (a read-only key, a count out of range, a site that does not
- * hold the expected instruction) was refused at once, as outside a batch,
- * and leaves the other keys of the batch alone.
- */
-SK_EXPORT int statickeys_batch_commit(void)
+void sk_batch_start(void)
 {
-	int err;
+	depth = 1;
+	batch_err = 0;
+}
 
+int sk_batch_end(int *err)
+{
 	if (!depth) {
 		sk_warn("statickeys_batch_commit() without statickeys_batch_begin()");
 		return -EINVAL;
 	}
 	if (--depth)
-		return 0;
+		return 1;
 	flush();
-	err = batch_err;
-	sk_set_error(-err);
-	jump_label_unlock();
-	return err;
+	*err = batch_err;
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <linux/jump_label.h>
 #include <statickeys/sections.h>
+#include "../lib/warn.h"
 
 #define __hidden	__attribute__((visibility("hidden")))
 
@@ -279,7 +280,7 @@ __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
  *
  *   text_segment   sk_text_segment(), kernel/object.c: the segment the
  *                  mprotect method makes writable
- *   key_update     sk_jump_label_update(), kernel/jump_label.c: flips the
+ *   key_update     sk_jump_label_update(), kernel/jump_label_update.c: flips the
  *                  write-method probe's key through the whole update path
  */
 typedef int sk_hook_text_segment_fn(uintptr_t addr, uintptr_t *start,
@@ -293,12 +294,9 @@ typedef int sk_hook_key_update_fn(struct static_key *key, int count);
  * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
  * runs now every delayed decrement whose work lies in [@start, @end) and
  * waits for one in progress there: an object about to be unmapped.  Called
- * with no library lock held.  The fork hooks take and release the work lock.
+ * with no library lock held.
  */
 __hidden void sk_deferred_flush_range(uintptr_t start, uintptr_t end);
-__hidden void sk_deferred_fork_prepare(void);
-__hidden void sk_deferred_fork_parent(void);
-__hidden void sk_deferred_fork_child(void);
 
 /* Boot parameters (kernel/params.c), called unlocked at registration. */
 struct obs_kernel_param;
@@ -312,18 +310,6 @@ __hidden void __sk_params_unregister_object(const struct obs_kernel_param *start
  * STATICKEYS_UNKNOWN_PARAMS_QUIET.
  */
 __hidden void __sk_params_report_unknown(bool quiet);
-/*
- * fork() and the parameter locks (kernel/params.c).  The core's one atfork
- * handler takes the locks in the lock order of
- * Documentation/static-keys.rst: __sk_params_fork_prepare_apply() before
- * jump_label_mutex, __sk_params_fork_prepare_objects() after it, its own
- * deferred-work lock last; it calls the parent or child half after
- * releasing its own.
- */
-__hidden void __sk_params_fork_prepare_apply(bool core_locked);
-__hidden void __sk_params_fork_prepare_objects(void);
-__hidden void __sk_params_fork_parent(void);
-__hidden void __sk_params_fork_child(void);
 
 /*
  * The object registry (kernel/object.c) as the key core sees it; every call
@@ -339,10 +325,11 @@ __hidden bool sk_next_table(struct sk_object **o, struct jump_entry **start,
 __hidden const char *sk_key_sealed_by(const struct static_key *key);
 
 /*
- * The key core's (kernel/jump_label.c), for registration.  sk_entry_type():
- * the instruction a site must hold for a key with reference count @count.
- * sk_report_site() says why site @e could not be brought to its key's state
- * (held until jump_label_unlock()).  sk_key_name() names a key by its symbol
+ * The key core's (kernel/jump_label_update.c), for registration.
+ * sk_entry_type(): the instruction a site must hold for a key with reference
+ * count @count.  sk_report_site() says why site @e could not be brought to
+ * its key's state (held until jump_label_unlock()).  sk_key_name()
+ * (kernel/warn_key.c) names a key by its symbol
  * (asks dladdr, else reads the mapped file's symbol tables: no library lock
  * held, only for a message).
  */
@@ -371,14 +358,8 @@ __hidden bool sk_lock_is_mine(void);
 __hidden void sk_introspect_registered(bool main_program);
 
 /*
- * sk_warn() prints one "statickeys: ..." line to stderr (kernel/warn.c, the
- * bottom layer); SK_WARN_ONCE()
- * prints it the first time a call site is reached only.
- */
-__hidden void sk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * sk_warn_key() - a message naming @key where SK_KEYNAME stands in @fmt.  The
+ * sk_warn_key() (kernel/warn_key.c) - a message naming @key where SK_KEYNAME
+ * stands in @fmt.  The
  * name comes from the loader (dladdr), which must not be called with a
  * library lock held: under jump_label_mutex the message is kept and printed
  * by jump_label_unlock().
@@ -405,15 +386,6 @@ extern __hidden bool sk_test_write_by_site;
 /* Traps of half-written sites that the x86 handler emulated. */
 extern __hidden unsigned long sk_trap_emulations;
 extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
-
-#define SK_WARN_ONCE(cond, ...) ({					\
-	static bool __sk_warned;					\
-	bool __sk_c = !!(cond);						\
-	if (__sk_c && !__atomic_exchange_n(&__sk_warned, true,		\
-					   __ATOMIC_RELAXED))		\
-		sk_warn(__VA_ARGS__);					\
-	__sk_c;								\
-})
 
 /*
  * Batches of key changes (kernel/batch.c).  While the calling thread's

@@ -17,6 +17,7 @@
 #include <statickeys/statickeys.h>
 #include "internal.h"
 #include "symbols.h"
+#include "../lib/lifecycle.h"
 
 struct site_rec {
 	uintptr_t key, code;
@@ -210,18 +211,22 @@ static void print_table(const char *when)
 		sk_warn("keys %s: %s", when, strerror(-n));
 }
 
-static void print_at_exit(void)
+/* The exit phase the main program's registration armed (lib/lifecycle.c). */
+static void print_at_exit(bool main_program)
 {
-	print_table("at exit");
+	if (main_program && __atomic_load_n(&printed_startup, __ATOMIC_RELAXED))
+		print_table("at exit");
 }
+
+SK_LIFECYCLE_EXIT(introspect, SK_LC_INTROSPECT, print_at_exit);
 
 /*
  * Start-up ends when the main program registers: its constructors run
- * after those of every shared object loaded with it.  The exit handler is
- * registered then too, after glibc's handler that runs the destructors
- * (registered before the program's constructors run), so that it runs
- * first, with every object still registered; one registered from the
- * library's own constructor would run last, with none left.
+ * after those of every shared object loaded with it.  The exit phase is
+ * armed then too (lib/lifecycle.c), after glibc's handler that runs the
+ * destructors (registered before the program's constructors run), so that
+ * it runs first, with every object still registered; one registered from
+ * the library's own constructor would run last, with none left.
  */
 void sk_introspect_registered(bool main_program)
 {
@@ -229,8 +234,6 @@ void sk_introspect_registered(bool main_program)
 	    __atomic_exchange_n(&printed_startup, true, __ATOMIC_RELAXED))
 		return;
 	print_table("at start-up");
-	if (atexit(print_at_exit))
-		sk_warn("STATICKEYS_DEBUG=keys: cannot print the table at exit");
 }
 
 /* A comma-separated list; secure_getenv(): a set-user-ID program sees none. */

@@ -17,6 +17,7 @@
 
 #include <linux/jump_label_ratelimit.h>
 #include "internal.h"
+#include "../lib/lifecycle.h"
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cond;
@@ -131,27 +132,29 @@ static int start_worker(void)
 
 /*
  * The worker thread does not survive fork(): the child starts its own if
- * decrements are pending.  The core's fork handler holds work_lock across
- * fork(), innermost in the lock order, so that the list is consistent in
- * the child.
+ * decrements are pending.  work_lock is held across fork(), innermost in
+ * the lock order (lib/lifecycle.c, SK_LC_DEFERRED), so that the list is
+ * consistent in the child.
  */
-void sk_deferred_fork_prepare(void)
+static void fork_prepare(void)
 {
 	pthread_mutex_lock(&work_lock);
 }
 
-void sk_deferred_fork_parent(void)
+static void fork_parent(void)
 {
 	pthread_mutex_unlock(&work_lock);
 }
 
-void sk_deferred_fork_child(void)
+static void fork_child(void)
 {
 	worker_started = false;
 	if (pending && start_worker())
 		sk_warn("cannot restart the deferred-key thread after fork()");
 	pthread_mutex_unlock(&work_lock);
 }
+
+SK_LIFECYCLE(deferred, SK_LC_DEFERRED, fork_prepare, fork_parent, fork_child);
 
 static bool in_range(const void *p, uintptr_t start, uintptr_t end)
 {

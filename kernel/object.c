@@ -25,6 +25,7 @@
 #include <statickeys/statickeys.h>
 #include "internal.h"
 #include "queue.h"
+#include "../lib/lifecycle.h"
 
 #define MAX_SEGMENTS	8
 
@@ -893,9 +894,9 @@ static bool seal_handle(const void *handle)
  *
  * The handler must run before the loader's, which runs the destructors.
  * glibc registers that one after the shared objects' constructors and
- * before the main program's: the handler is registered when the main
- * program registers, and when the first object that is not the main
- * program does (for a host that loads its plugins with dlopen() and does
+ * before the main program's: the exit phase (lib/lifecycle.c) is armed
+ * when the main program registers, and when the first object that is not
+ * the main program does (for a host that loads its plugins with dlopen() and does
  * not use the library itself; one loaded with the host would register it
  * too early, and its objects unregister at exit as before).
  */
@@ -968,22 +969,14 @@ static bool stays_mapped(const struct sk_object *o)
 }
 #endif
 
-static void exit_begins(void)
+static void exit_begins(bool main_program)
 {
+	(void)main_program;
 	__atomic_store_n(&exiting, true, __ATOMIC_RELEASE);
 	pin_objects();
 }
 
-static void watch_exit(bool main_program)
-{
-	static bool for_main, for_other;
-	bool *done = main_program ? &for_main : &for_other;
-
-	if (__atomic_exchange_n(done, true, __ATOMIC_RELAXED))
-		return;
-	if (atexit(exit_begins))
-		sk_warn("cannot register an exit handler: objects are unregistered by their destructors at exit, and a later destructor's change of their keys does not reach their sites");
-}
+SK_LIFECYCLE_EXIT(objects, SK_LC_OBJECTS, exit_begins);
 
 /* ---- the registry as the key core and introspection see it ---- */
 
@@ -1143,7 +1136,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
-	watch_exit(main_program);
+	sk_lifecycle_exit_arm(main_program);
 	if (main_program)
 		__sk_params_report_unknown(d->flags & STATICKEYS_OBJ_UNKNOWN_QUIET);
 	sk_introspect_registered(main_program);

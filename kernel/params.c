@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The boot command line of the process: where it comes from, how it is split
- * into words (as the kernel's next_arg() does) and how the words reach the
- * early_param() and __setup() handlers of every registered object.
+ * The boot command line of the process: where it comes from, the objects
+ * whose early_param() and __setup() handlers it reaches, when it is
+ * applied to them, and fork().  How a line is split into words and run
+ * through one object's entries is kernel/params_cmdline.c's.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -20,31 +21,8 @@
 #include <statickeys/cmdline.h>
 
 #include "params.h"
-
-/* How much of a word a message echoes before "...". */
-#define SK_ECHO_MAX	96
-
-/*
- * One word of the command line.  The canonical text of every word is kept
- * in the line's lines as "name=value" (or "name"), quotes removed: the form
- * the kernel rebuilds for __setup() handlers and prints for unknown words.
- */
-struct sk_word {
-	size_t off;		/* of the word in lines */
-	size_t name_len;	/* the '=' (if any) is at off + name_len */
-	bool has_val;
-	bool claimed;		/* some registered parameter took it */
-};
-
-struct sk_cmdline {
-	unsigned long refs;	/* under sk_params_lock; see sk_cmdline_put() */
-	char *text;		/* as given, for statickeys_cmdline() */
-	size_t text_len;
-	char *lines;
-	size_t lines_len, lines_cap;
-	struct sk_word *words;
-	size_t nr_words, words_cap;
-};
+#include "params_internal.h"
+#include "../lib/lifecycle.h"
 
 /*
  * Copies of the words handed to an object's handlers.  Handlers may keep
@@ -54,33 +32,6 @@ struct sk_cmdline {
 struct sk_strings {
 	struct sk_strings *next;
 	char buf[];
-};
-
-/*
- * One registered object.  Its handlers run with no lock of ours held, so
- * the fields that say who may run them are read and written under
- * sk_params_lock:
- *
- *   registering  its own registration is applying lines to it; nobody
- *                else runs its handlers until that ends
- *   users        threads that may still touch this struct (a registration
- *                or a statickeys_parse_cmdline() running its handlers)
- *   dead         unregistered while users != 0: unlinked, entries gone,
- *                the last user frees it
- *   applied      generation of the last command line handed to it
- */
-struct sk_object {
-	struct sk_object *next;
-	const struct obs_kernel_param *start, *stop;	/* atomic: see dead */
-	struct sk_strings *strings;
-	unsigned long id;	/* registration number, never reused */
-	unsigned long applied;
-	unsigned int users;
-	bool registering;
-	bool dead;
-	const void *owner;	/* &sk_self of the registering thread */
-	char *pin;		/* path for dlopen(RTLD_NOLOAD); NULL: main */
-	char name[];
 };
 
 /*
@@ -140,198 +91,6 @@ static void sk_unlock(void)
 	pthread_mutex_unlock(&sk_params_lock);
 }
 
-/* ---- messages ---- */
-
-/* Append @s to @out, unprintable bytes as \xNN, cut after SK_ECHO_MAX. */
-static size_t sk_escape(char *out, const char *s)
-{
-	size_t i, n = 0;
-
-	for (i = 0; s[i] && i < SK_ECHO_MAX; i++) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			out[n++] = c;
-		else
-			n += sprintf(out + n, "\\x%02x", c);
-	}
-	if (s[i])
-		n += sprintf(out + n, "...");
-	out[n] = '\0';
-	return n;
-}
-
-/* One line on stderr, written at once: "statickeys: <word>: <what>". */
-static void sk_report(const char *word, const char *what)
-{
-	char msg[64 + 4 * SK_ECHO_MAX + 128];
-	size_t n;
-
-	n = sprintf(msg, "statickeys: ");
-	if (word) {
-		n += sk_escape(msg + n, word);
-		n += sprintf(msg + n, ": ");
-	}
-	snprintf(msg + n, sizeof(msg) - n, "%s\n", what);
-	fputs(msg, stderr);
-}
-
-/* ---- splitting the command line ---- */
-
-/* The C locale's spaces; the kernel's table also has 0xa0 (see the doc). */
-static bool sk_isspace(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static char *sk_skip_spaces(char *s)
-{
-	while (sk_isspace(*s))
-		s++;
-	return s;
-}
-
-/*
- * Cut the word at @s (not a space) in place, with next_arg()'s rules:
- *  - each '"' flips "inside quotes", where a space does not end the word;
- *  - the first '=' that is not the word's first character splits name
- *    from value;
- *  - a value that opens with '"' loses it, and the word's last character
- *    if that is a '"'; so does a word that opens with '"'.  Other quotes
- *    stay where they are.
- * Return: where the next word starts.
- */
-static char *sk_next_word(char *s, char **name, char **val)
-{
-	bool quoted = *s == '"';
-	bool in_quote;
-	size_t len, eq = 0;
-	char *next;
-
-	s += quoted;
-	in_quote = quoted;
-	for (len = 0; s[len] && (in_quote || !sk_isspace(s[len])); len++) {
-		if (s[len] == '=' && !eq)
-			eq = len;
-		if (s[len] == '"')
-			in_quote = !in_quote;
-	}
-	next = s[len] ? s + len + 1 : s + len;
-	*name = s;
-	*val = NULL;
-	if (eq) {
-		s[eq] = '\0';
-		*val = s + eq + 1;
-		if (**val == '"') {
-			(*val)++;
-			if (s[len - 1] == '"')
-				s[len - 1] = '\0';
-		}
-	}
-	if (quoted && len && s[len - 1] == '"')
-		s[len - 1] = '\0';
-	s[len] = '\0';
-	return sk_skip_spaces(next);
-}
-
-static void sk_cmdline_free(struct sk_cmdline *cl)
-{
-	if (!cl)
-		return;
-	free(cl->text);
-	free(cl->lines);
-	free(cl->words);
-	free(cl);
-}
-
-static int sk_cmdline_grow_words(struct sk_cmdline *cl)
-{
-	size_t cap = cl->words_cap ? 2 * cl->words_cap : 16;
-	struct sk_word *w;
-
-	if (cap > SIZE_MAX / sizeof(*w))
-		return -ENOMEM;
-	w = realloc(cl->words, cap * sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	cl->words = w;
-	cl->words_cap = cap;
-	return 0;
-}
-
-/* Record one word as "name=value".  A word never grows, so lines fits. */
-static int sk_cmdline_add(struct sk_cmdline *cl, const char *name,
-			  const char *val)
-{
-	size_t nlen = strlen(name), vlen = val ? strlen(val) : 0;
-	size_t need = nlen + (val ? vlen + 1 : 0) + 1;
-	char *p = cl->lines + cl->lines_len;
-	struct sk_word *w;
-
-	if (need > cl->lines_cap - cl->lines_len)
-		return -EOVERFLOW;
-	if (cl->nr_words == cl->words_cap && sk_cmdline_grow_words(cl))
-		return -ENOMEM;
-	w = &cl->words[cl->nr_words++];
-	*w = (struct sk_word){ cl->lines_len, nlen, val != NULL, false };
-	memcpy(p, name, nlen);
-	if (val) {
-		p[nlen] = '=';
-		memcpy(p + nlen + 1, val, vlen);
-	}
-	p[need - 1] = '\0';
-	cl->lines_len += need;
-	return 0;
-}
-
-/* Split @text into @cl; words after a bare "--" are not for us. */
-static int sk_cmdline_split(struct sk_cmdline *cl, char *work)
-{
-	char *s = sk_skip_spaces(work), *name, *val;
-	int ret;
-
-	while (*s) {
-		s = sk_next_word(s, &name, &val);
-		if (!val && !strcmp(name, "--"))
-			break;
-		if (!*name)	/* a lone "" names nothing */
-			continue;
-		ret = sk_cmdline_add(cl, name, val);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A new line of one reference, in *@out; 0 or -ENOMEM. */
-static int sk_cmdline_build(struct sk_cmdline **out, const char *text)
-{
-	size_t len = strlen(text);
-	struct sk_cmdline *cl;
-	char *work;
-	int ret = -ENOMEM;
-
-	*out = NULL;
-	cl = calloc(1, sizeof(*cl));
-	if (!cl)
-		return -ENOMEM;
-	cl->refs = 1;
-	cl->text = strdup(text);
-	cl->lines = malloc(len + 1);
-	work = strdup(text);
-	if (cl->text && cl->lines && work) {
-		cl->text_len = len;
-		cl->lines_cap = len + 1;
-		ret = sk_cmdline_split(cl, work);
-	}
-	free(work);
-	if (ret)
-		sk_cmdline_free(cl);
-	else
-		*out = cl;
-	return ret;
-}
-
 /*
  * A line stays alive while a thread applies or lists it, after a newer one
  * replaced it.  Both under sk_params_lock.  Apart from its words' claimed
@@ -350,105 +109,6 @@ static void sk_cmdline_put(struct sk_cmdline *cl)
 		sk_cmdline_free(cl);
 }
 
-/* ---- matching, as the kernel's parameq() and obsolete_checksetup() ---- */
-
-static char sk_dash_to_underscore(char c)
-{
-	return c == '-' ? '_' : c;
-}
-
-/* The first @n characters agree, '-' matching '_'; a short @a is safe. */
-static bool sk_parameqn(const char *a, const char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (sk_dash_to_underscore(a[i]) != sk_dash_to_underscore(b[i]))
-			return false;
-		if (!a[i])
-			break;
-	}
-	return true;
-}
-
-static bool sk_parameq(const char *a, const char *b)
-{
-	return sk_parameqn(a, b, strlen(a) + 1);
-}
-
-/*
- * An object's entries.  unregister clears the bounds (a statickeys_unregister
- * of an object whose handlers another thread runs), so they are re-read
- * for every entry and an unregistered object is never called again.
- */
-static const struct obs_kernel_param *sk_first(struct sk_object *obj)
-{
-	return __atomic_load_n(&obj->start, __ATOMIC_ACQUIRE);
-}
-
-static const struct obs_kernel_param *sk_end(struct sk_object *obj)
-{
-	return __atomic_load_n(&obj->stop, __ATOMIC_ACQUIRE);
-}
-
-/* A registration and a command line may mark the same word at once. */
-static void sk_claim(struct sk_word *w)
-{
-	__atomic_store_n(&w->claimed, true, __ATOMIC_RELAXED);
-}
-
-/*
- * The early pass: every early_param() whose name is the word's name gets
- * the value.  @name is the object's private copy, cut at the '='.
- */
-static void sk_early_word(struct sk_object *obj, struct sk_word *w,
-			  char *name, const char *canon)
-{
-	char *val = w->has_val ? name + w->name_len + 1 : NULL;
-	const struct obs_kernel_param *p;
-
-	for (p = sk_first(obj); p < sk_end(obj); p++) {
-		if (!p->early || !p->str || !sk_parameq(name, p->str))
-			continue;
-		sk_claim(w);
-		if (p->setup_func && p->setup_func(val))
-			sk_report(canon, val ?
-				  "invalid value, keeping the default" :
-				  "missing value, keeping the default");
-	}
-}
-
-/*
- * The __setup() pass: entries whose string is a prefix of "name=value"
- * get the rest, the first one that returns non-zero takes the word.  An
- * early_param() of the same name marks the word known and is skipped.
- */
-static void sk_setup_word(struct sk_object *obj, struct sk_word *w,
-			  char *line)
-{
-	const struct obs_kernel_param *p;
-	size_t n;
-
-	for (p = sk_first(obj); p < sk_end(obj); p++) {
-		if (!p->str)
-			continue;
-		n = strlen(p->str);
-		if (!sk_parameqn(line, p->str, n))
-			continue;
-		if (p->early) {
-			if (line[n] == '\0' || line[n] == '=')
-				sk_claim(w);
-			continue;
-		}
-		if (!p->setup_func)
-			sk_report(p->str, "obsolete parameter, ignored");
-		if (!p->setup_func || p->setup_func(line + n)) {
-			sk_claim(w);
-			return;
-		}
-	}
-}
-
 /* A buffer that lives until @obj is unregistered. */
 static char *sk_object_strings(struct sk_object *obj, size_t size)
 {
@@ -462,37 +122,24 @@ static char *sk_object_strings(struct sk_object *obj, size_t size)
 	sk_unlock();
 	return s->buf;
 }
-
 /*
- * Run @cl through @obj's entries: the whole line through the
- * early_param()s, then the whole line through the __setup()s, each pass on
- * its own copy as in the kernel.  Called with no lock held, by the one
- * thread that may run @obj's handlers now (see struct sk_object).
+ * Run @cl through @obj's entries (sk_cmdline_run()), on copies of the words
+ * that live as long as @obj.  Called with no lock held, by the one thread
+ * that may run @obj's handlers now (see struct sk_object).
  */
 static void sk_apply_object(struct sk_object *obj, struct sk_cmdline *cl)
 {
-	char *early, *setup;
-	size_t i;
+	char *copies;
 
 	if (!cl || !cl->nr_words || sk_first(obj) >= sk_end(obj))
 		return;
-	early = sk_object_strings(obj, 2 * cl->lines_len);
-	if (!early) {
+	copies = sk_object_strings(obj, 2 * cl->lines_len);
+	if (!copies) {
 		sk_report(obj->name, "out of memory, command line not applied");
 		return;
 	}
-	setup = early + cl->lines_len;
-	memcpy(early, cl->lines, cl->lines_len);
-	memcpy(setup, cl->lines, cl->lines_len);
-	for (i = 0; i < cl->nr_words; i++)
-		if (cl->words[i].has_val)
-			early[cl->words[i].off + cl->words[i].name_len] = '\0';
 	sk_handlers++;
-	for (i = 0; i < cl->nr_words; i++)
-		sk_early_word(obj, &cl->words[i], early + cl->words[i].off,
-			      cl->lines + cl->words[i].off);
-	for (i = 0; i < cl->nr_words; i++)
-		sk_setup_word(obj, &cl->words[i], setup + cl->words[i].off);
+	sk_cmdline_run(obj, cl, copies);
 	sk_handlers--;
 }
 
@@ -759,23 +406,32 @@ static void sk_apply_all(struct sk_cmdline *cl, unsigned long gen,
 	}
 }
 
-/* ---- fork() (the core's atfork handler calls these) ---- */
+/* ---- fork() (lib/lifecycle.c runs these) ---- */
 
 /*
- * The two locks sit on either side of the core's in the lock order, so the
- * core's handler takes them in two calls: sk_apply_lock before
- * jump_label_mutex, sk_params_lock after it.  The child thus inherits a
- * consistent state and no lock held by a thread that does not exist in it.
+ * The two locks sit on either side of the core's in the lock order, so
+ * they are two entries of lib/lifecycle.c: sk_apply_lock at SK_LC_APPLY,
+ * above jump_label_mutex, sk_params_lock at SK_LC_PARAMS, below it.
+ * Prepare takes them top-down, parent and child release them bottom-up:
+ * the child thus inherits a consistent state and no lock held by a thread
+ * that does not exist in it.
  *
  * sk_apply_lock is skipped when this thread holds it (fork() from a
  * handler) or may hold the loader's lock (fork() from a handler run at
  * registration): waiting for it there would invert the order.  A thread
  * that forks holding jump_label_mutex (inside a key change, or its own
- * jump_label_lock() section), @core_locked, only tries it; held by another
- * thread, it starts afresh in the child as when skipped.
+ * jump_label_lock() section) only tries it; held by another thread, it
+ * starts afresh in the child as when skipped.  The core's
+ * sk_lock_is_mine() is weak here: the parser tests build this file
+ * without the core, and without the core no thread holds its lock.
  */
-void __sk_params_fork_prepare_apply(bool core_locked)
+extern bool sk_lock_is_mine(void) __attribute__((weak, visibility("hidden")));
+
+static void sk_fork_prepare_apply(void)
 {
+	bool (*volatile is_mine)(void) = sk_lock_is_mine;
+	bool core_locked = is_mine && is_mine();
+
 	if (sk_apply_owner || sk_loader)
 		return;
 	if (!core_locked)
@@ -785,19 +441,8 @@ void __sk_params_fork_prepare_apply(bool core_locked)
 	sk_fork_took_apply = true;
 }
 
-/*
- * sk_params_lock is innermost but for the deferred-work lock: never held
- * while another lock is awaited, so whoever holds it lets go soon, even
- * when this thread holds jump_label_mutex.
- */
-void __sk_params_fork_prepare_objects(void)
+static void sk_fork_parent_apply(void)
 {
-	sk_lock();
-}
-
-void __sk_params_fork_parent(void)
-{
-	sk_unlock();
 	if (sk_fork_took_apply) {
 		sk_fork_took_apply = false;
 		pthread_mutex_unlock(&sk_apply_lock);
@@ -808,11 +453,38 @@ void __sk_params_fork_parent(void)
  * Only the forking thread lives on in the child, and it holds what
  * prepare took.  sk_apply_lock stays held if that thread was applying a
  * line (it goes on with it); if another thread held it (prepare skipped
- * it), it starts afresh.  Registrations that other threads were doing are
- * over: their objects take the next line like any other.  References those
+ * it), it starts afresh.
+ */
+static void sk_fork_child_apply(void)
+{
+	if (sk_fork_took_apply)
+		pthread_mutex_unlock(&sk_apply_lock);
+	else if (!sk_apply_owner)
+		pthread_mutex_init(&sk_apply_lock, NULL);
+	sk_fork_took_apply = false;
+}
+
+/*
+ * sk_params_lock is innermost but for the deferred-work lock: never held
+ * while another lock is awaited, so whoever holds it lets go soon, even
+ * when this thread holds jump_label_mutex.
+ */
+static void sk_fork_prepare_objects(void)
+{
+	sk_lock();
+}
+
+static void sk_fork_parent_objects(void)
+{
+	sk_unlock();
+}
+
+/*
+ * Registrations that other threads were doing are over in the child:
+ * their objects take the next line like any other.  References those
  * threads held are leaked, never freed twice.
  */
-void __sk_params_fork_child(void)
+static void sk_fork_child_objects(void)
 {
 	struct sk_object *obj;
 
@@ -823,12 +495,12 @@ void __sk_params_fork_child(void)
 		}
 	}
 	sk_unlock();
-	if (sk_fork_took_apply)
-		pthread_mutex_unlock(&sk_apply_lock);
-	else if (!sk_apply_owner)
-		pthread_mutex_init(&sk_apply_lock, NULL);
-	sk_fork_took_apply = false;
 }
+
+SK_LIFECYCLE(params_apply, SK_LC_APPLY, sk_fork_prepare_apply,
+	     sk_fork_parent_apply, sk_fork_child_apply);
+SK_LIFECYCLE(params_objects, SK_LC_PARAMS, sk_fork_prepare_objects,
+	     sk_fork_parent_objects, sk_fork_child_objects);
 
 /* ---- the exported API (include/statickeys/cmdline.h) ---- */
 

@@ -25,15 +25,4 @@ void __sk_params_register_object(const struct obs_kernel_param *start,
 __attribute__((visibility("hidden")))
 void __sk_params_unregister_object(const struct obs_kernel_param *start);
 
-/*
- * fork(): take the parameter locks in their order (sk_apply_lock before
- * the core's lock, sk_params_lock after it; @core_locked: this thread
- * already holds it), release them in the parent, start them afresh in the
- * child.  Not registered here: the core's atfork handler calls them.
- */
-__attribute__((visibility("hidden"))) void __sk_params_fork_prepare_apply(bool core_locked);
-__attribute__((visibility("hidden"))) void __sk_params_fork_prepare_objects(void);
-__attribute__((visibility("hidden"))) void __sk_params_fork_parent(void);
-__attribute__((visibility("hidden"))) void __sk_params_fork_child(void);
-
 #endif /* _KERNEL_PARAMS_H */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "text_poke.h"
+#include "../lib/lifecycle.h"
 
 /*
  * Two descriptors are held from the first change to the end of the process,
@@ -105,6 +106,7 @@ void sk_text_poke_fork_child(void)
 	sk_tp_pid_forget();
 	drop_inherited();
 }
+SK_LIFECYCLE(writer, SK_LC_WRITER, NULL, NULL, sk_text_poke_fork_child);
 
 /*
  * At each jump_label_lock(): a child made without the fork handlers closes

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The command-line parser of kernel/params.c on its own, without the
+ * The command-line parser of kernel/params*.c on its own, without the
  * static-key core: the test registers its own __sk_setup section by hand.
  */
 #define _GNU_SOURCE

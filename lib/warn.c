@@ -2,12 +2,13 @@
 /*
  * sk_warn(): the library's one way to print a message, at the bottom of the
  * layers (scripts/layers) so that every layer may report.  Messages that
- * name a key and must wait for the lock are kernel/jump_label.c's
+ * name a key and must wait for the lock are kernel/warn_key.c's
  * (sk_warn_key()), built on this.
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include "internal.h"
+
+#include "warn.h"
 
 void sk_warn(const char *fmt, ...)
 {
