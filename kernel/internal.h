@@ -258,28 +258,13 @@ __hidden void sk_count_sites_written(size_t n);
 __hidden void sk_count_sync(void);
 
 /*
- * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
- * runs now every delayed decrement whose work lies in [@start, @end) and
- * waits for one in progress there: an object about to be unmapped.  Called
- * with no library lock held.  The fork hooks take and release the work lock.
+ * Deferred keys (kernel/jump_label_ratelimit.c).  The fork hooks take and
+ * release the work lock.
  */
-__hidden void sk_deferred_flush_range(uintptr_t start, uintptr_t end);
 __hidden void sk_deferred_fork_prepare(void);
 __hidden void sk_deferred_fork_parent(void);
 __hidden void sk_deferred_fork_child(void);
 
-/* Boot parameters (kernel/params.c), called unlocked at registration. */
-struct obs_kernel_param;
-__hidden void __sk_params_register_object(const struct obs_kernel_param *start,
-					  const struct obs_kernel_param *stop,
-					  const char *objname);
-__hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
-/*
- * The start-up report of unknown words (kernel/params_unknown.c): called
- * once the main program registered, unlocked; @quiet: it was built with
- * STATICKEYS_UNKNOWN_PARAMS_QUIET.
- */
-__hidden void __sk_params_report_unknown(bool quiet);
 /*
  * fork() and the parameter locks (kernel/params.c).  The core's one atfork
  * handler takes the locks in the lock order of
@@ -326,8 +311,6 @@ __hidden void sk_key_name(const void *key, char *buf, size_t len);
  * last.  Its table is sorted by key, then address.  sk_key_read_only():
  * @key is a read-only key of a registered object, or the copy of one.
  * sk_lock_is_mine(): the calling thread holds jump_label_mutex.
- * sk_introspect_registered() is told of every object registered, unlocked,
- * and whether it is the main program.
  */
 struct sk_object_view {
 	const char *name;
@@ -336,7 +319,6 @@ struct sk_object_view {
 __hidden bool sk_object_view(unsigned int i, struct sk_object_view *v);
 __hidden bool sk_key_read_only(const struct static_key *key);
 __hidden bool sk_lock_is_mine(void);
-__hidden void sk_introspect_registered(bool main_program);
 
 /*
  * sk_warn() prints one "statickeys: ..." line to stderr; SK_WARN_ONCE()
