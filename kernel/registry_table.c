@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "../lib/hash.h"
 
 /*
  * The compiler emits a table in code order, so the table of an object with
@@ -361,12 +362,10 @@ struct site_slot {
 static struct site_slot *site_slot(struct site_slot *t, unsigned int bits,
 				   uintptr_t code)
 {
-	size_t mask = ((size_t)1 << bits) - 1;
-	size_t i = (size_t)(((uint64_t)code * 0x9e3779b97f4a7c15ull) >>
-			    (64 - bits));
+	size_t i = sk_hash_slot(code, bits);
 
 	while (t[i].code && t[i].code != code)
-		i = (i + 1) & mask;
+		i = sk_hash_next(i, bits);
 	return &t[i];
 }
 
@@ -388,13 +387,11 @@ long sk_table_check_shared(struct jump_entry *start, struct jump_entry *stop,
 			   bool rising, struct shared_site *out)
 {
 	size_t n = stop - start, i, found = 0;
-	unsigned int bits = 1;
+	unsigned int bits = sk_hash_bits(n);
 	struct site_slot *t, *sl;
 
 	if (rising)
 		return 0;
-	while (((size_t)1 << bits) < 2 * n)
-		bits++;
 	t = calloc((size_t)1 << bits, sizeof(*t));
 	if (!t) {
 		/* Unchecked is unsafe: every site of the object is refused. */
