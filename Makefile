@@ -293,7 +293,8 @@ kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 lib-src		:= $(filter-out $(kstack-src) \
 		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
+		   $(wildcard $(srctree)/lib/*.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
