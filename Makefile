@@ -333,9 +333,20 @@ $(objtree)/.lib-obj: FORCE | $(objtree)/.dirs
 	$(Q)echo $(lib-obj) > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(LIB_A): $(lib-obj) $(objtree)/.lib-obj
+# libstatickeys.a holds one object, all of the library linked with ld -r:
+# the layers above the objects (parameters, deferred keys, introspection)
+# place their hooks in a section that kernel/object.c walks
+# (kernel/object_hooks.h), and nothing calls them by name, so a static link
+# would drop the archive members that hold them.  One member is taken
+# whole whenever the program registers an object.
+LIB_RELOC	:= $(objtree)/libstatickeys.o
+$(LIB_RELOC): $(lib-obj) $(objtree)/.lib-obj
+	$(quiet) LD "$(notdir $@)"
+	$(Q)$(CC) -r -nostdlib -o $@ $(lib-obj)
+
+$(LIB_A): $(LIB_RELOC)
 	$(quiet) AR "$(notdir $@)"
-	$(Q)rm -f $@ && $(AR) rcs $@ $(lib-obj)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(LIB_RELOC)
 
 $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT) $(objtree)/.lib-obj
 	$(quiet) LD "$(notdir $@)"

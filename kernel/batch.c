@@ -23,6 +23,7 @@
 #include <linux/jump_label.h>
 #include "internal.h"
 #include "queue.h"
+#include "../lib/hash.h"
 
 struct batch_key {
 	struct static_key *key;
@@ -42,15 +43,7 @@ static int batch_err;
  */
 static struct static_key **set;
 static size_t set_cap;
-
-static size_t slot(const struct static_key *key)
-{
-	uintptr_t h = (uintptr_t)key;
-
-	h ^= h >> 17;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 7) & (set_cap - 1);
-}
+static unsigned int set_bits;	/* set_cap is 1 << set_bits */
 
 static bool set_has(const struct static_key *key)
 {
@@ -58,7 +51,8 @@ static bool set_has(const struct static_key *key)
 
 	if (!set_cap)
 		return false;
-	for (i = slot(key); set[i]; i = (i + 1) & (set_cap - 1))
+	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
+	     i = sk_hash_next(i, set_bits))
 		if (set[i] == key)
 			return true;
 	return false;
@@ -68,7 +62,8 @@ static void set_put(struct static_key *key)
 {
 	size_t i;
 
-	for (i = slot(key); set[i]; i = (i + 1) & (set_cap - 1))
+	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
+	     i = sk_hash_next(i, set_bits))
 		;
 	set[i] = key;
 }
@@ -77,11 +72,12 @@ static void set_put(struct static_key *key)
 static int set_grow(size_t n)
 {
 	struct static_key **old = set;
-	size_t cap = set_cap ? set_cap : 64, i, old_cap = set_cap;
+	size_t cap, i, old_cap = set_cap;
+	unsigned int bits = sk_hash_bits(n);
 
-	while (2 * n > cap)
-		cap *= 2;
-	if (cap == set_cap)
+	bits = bits < 6 ? 6 : bits;	/* 64 slots at least */
+	cap = (size_t)1 << bits;
+	if (cap <= set_cap)
 		return 0;
 	set = calloc(cap, sizeof(*set));
 	if (!set) {
@@ -89,6 +85,7 @@ static int set_grow(size_t n)
 		return -ENOMEM;
 	}
 	set_cap = cap;
+	set_bits = bits;
 	for (i = 0; i < old_cap; i++)
 		if (old[i])
 			set_put(old[i]);

@@ -278,7 +278,7 @@ __hidden int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end);
  * hook with it (selftests/hardening/test_write_method, linked with
  * libstatickeys.a).  Retained against --gc-sections like the tables.
  *
- *   text_segment   sk_text_segment(), kernel/object.c: the segment the
+ *   text_segment   sk_text_segment(), kernel/registry.c: the segment the
  *                  mprotect method makes writable
  *   key_update     sk_jump_label_update(), kernel/jump_label_update.c: flips the
  *                  write-method probe's key through the whole update path
@@ -289,27 +289,6 @@ typedef int sk_hook_key_update_fn(struct static_key *key, int count);
 #define SK_WRITER_HOOK(name, fn)					\
 	static sk_hook_##name##_fn *const __sk_hook_##name##_ptr	\
 	__sk_retain __attribute__((section("__sk_hook_" #name))) = (fn)
-
-/*
- * Deferred keys (kernel/jump_label_ratelimit.c).  sk_deferred_flush_range()
- * runs now every delayed decrement whose work lies in [@start, @end) and
- * waits for one in progress there: an object about to be unmapped.  Called
- * with no library lock held.
- */
-__hidden void sk_deferred_flush_range(uintptr_t start, uintptr_t end);
-
-/* Boot parameters (kernel/params.c), called unlocked at registration. */
-struct obs_kernel_param;
-__hidden void __sk_params_register_object(const struct obs_kernel_param *start,
-					  const struct obs_kernel_param *stop,
-					  const char *objname);
-__hidden void __sk_params_unregister_object(const struct obs_kernel_param *start);
-/*
- * The start-up report of unknown words (kernel/params_unknown.c): called
- * once the main program registered, unlocked; @quiet: it was built with
- * STATICKEYS_UNKNOWN_PARAMS_QUIET.
- */
-__hidden void __sk_params_report_unknown(bool quiet);
 
 /*
  * The object registry (kernel/object.c) as the key core sees it; every call
@@ -345,8 +324,6 @@ __hidden void sk_key_name(const void *key, char *buf, size_t len);
  * last.  Its table is sorted by key, then address.  sk_key_read_only():
  * @key is a read-only key of a registered object, or the copy of one.
  * sk_lock_is_mine(): the calling thread holds jump_label_mutex.
- * sk_introspect_registered() is told of every object registered, unlocked,
- * and whether it is the main program.
  */
 struct sk_object_view {
 	const char *name;
@@ -355,7 +332,6 @@ struct sk_object_view {
 __hidden bool sk_object_view(unsigned int i, struct sk_object_view *v);
 __hidden bool sk_key_read_only(const struct static_key *key);
 __hidden bool sk_lock_is_mine(void);
-__hidden void sk_introspect_registered(bool main_program);
 
 /*
  * sk_warn_key() (kernel/warn_key.c) - a message naming @key where SK_KEYNAME

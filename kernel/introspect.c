@@ -16,6 +16,7 @@
 #include <statickeys/introspect.h>
 #include <statickeys/statickeys.h>
 #include "internal.h"
+#include "object_hooks.h"
 #include "symbols.h"
 #include "../lib/lifecycle.h"
 
@@ -228,13 +229,21 @@ SK_LIFECYCLE_EXIT(introspect, SK_LC_INTROSPECT, print_at_exit);
  * it runs first, with every object still registered; one registered from
  * the library's own constructor would run last, with none left.
  */
-void sk_introspect_registered(bool main_program)
+static void introspect_object_ready(const struct statickeys_object *d,
+				    bool main_program)
 {
+	(void)d;
 	if (!debug_keys || !main_program ||
 	    __atomic_exchange_n(&printed_startup, true, __ATOMIC_RELAXED))
 		return;
 	print_table("at start-up");
 }
+
+/* After the other start-up reports (the unknown boot parameters). */
+SK_OBJECT_HOOK(introspect_object_hook) = {
+	.order = SK_HOOK_LAST,
+	.ready = introspect_object_ready,
+};
 
 /* A comma-separated list; secure_getenv(): a set-user-ID program sees none. */
 static void __attribute__((constructor(101))) introspect_setup(void)

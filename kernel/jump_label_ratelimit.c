@@ -18,6 +18,7 @@
 #include <linux/jump_label_ratelimit.h>
 #include "internal.h"
 #include "../lib/lifecycle.h"
+#include "object_hooks.h"
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cond;
@@ -167,7 +168,7 @@ static bool in_range(const void *p, uintptr_t start, uintptr_t end)
  * jump_label_mutex: once we hold it, none is in progress in the object.
  * Afterwards nothing pending points into [@start, @end).
  */
-void sk_deferred_flush_range(uintptr_t start, uintptr_t end)
+static void deferred_flush_range(uintptr_t start, uintptr_t end)
 {
 	struct delayed_work *w;
 
@@ -183,6 +184,12 @@ void sk_deferred_flush_range(uintptr_t start, uintptr_t end)
 	}
 	__jump_label_unlock();
 }
+
+/* Told by kernel/object.c, with no library lock held. */
+SK_OBJECT_HOOK(deferred_object_hook) = {
+	.order = SK_HOOK_FIRST,
+	.unmapping = deferred_flush_range,
+};
 
 /* Queue @w to run at @due_ns unless it is already pending. */
 static void schedule_work(struct delayed_work *w, struct static_key *key,

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The registry of objects: one entry per registered executable or shared
- * object, as the kernel keeps its modules' with the module loader.  Here an
- * object's segments are found, its jump table sorted and checked for sites
- * claimed by two keys (identical code folding), its sites brought to their
- * keys' state, and its read-only keys sealed, copies found through its
- * symbol tables.  The key core (kernel/jump_label.c) walks the tables
- * through sk_next_table() and asks sk_key_sealed_by() before a change; its
- * lock, jump_label_mutex, guards the list here too, and the lock order and
- * fork() handling are written there once.
+ * Objects come and go: statickeys_register_object() and
+ * statickeys_unregister_object(), which each executable or shared object's
+ * constructor and destructor call (<statickeys/object.h>), as the kernel's
+ * module loader does for its modules.  Registration links the object into
+ * the registry (kernel/registry.c), sorts and checks its jump table
+ * (kernel/registry_table.c), brings its sites to their keys' state and
+ * seals its read-only keys (kernel/seal.c).  The key core's lock,
+ * jump_label_mutex, guards the registry; the lock order and fork()
+ * handling are written there once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,556 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
 #include "internal.h"
+#include "object_hooks.h"
 #include "queue.h"
 #include "../lib/lifecycle.h"
-
-#define MAX_SEGMENTS	8
-
-struct sk_segment {
-	uintptr_t start, end;
-	int prot;
-};
-
-/*
- * One registered executable or shared object.  Its entries are sorted by key
- * then address, so the sites of a key form one run found by binary search.
- */
-struct sk_object {
-	struct sk_object *next;
-	const void *handle;
-	struct jump_entry *start, *stop;
-	const struct obs_kernel_param *param_start;
-	char *ro_start, *ro_stop;
-	char *ro_page_start, *ro_page_end;
-	unsigned int flags;
-	bool sealed;
-	bool main;		/* the main program: never unmapped */
-	bool pinned;		/* made RTLD_NODELETE at exit: never unmapped */
-	void **copies;		/* read-only keys the program uses a copy of */
-	size_t nr_copies;
-	int nsegs;
-	struct sk_segment segs[MAX_SEGMENTS];
-	char name[256];
-};
-
-/* Guarded by jump_label_mutex. */
-static struct sk_object *objects;
-
-struct find_segs {
-	uintptr_t addr;
-	struct sk_object *obj;
-};
-
-static int find_segs_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct find_segs *fs = data;
-	struct sk_object *o = fs->obj;
-	bool mine = false;
-	int i;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && fs->addr >= s &&
-		    fs->addr < s + ph->p_memsz)
-			mine = true;
-	}
-	if (!mine)
-		return 0;
-	snprintf(o->name, sizeof(o->name), "%s",
-		 info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
-						       : "(main program)");
-	/* Every loaded segment: code for patching, data for deferred work. */
-	for (i = 0; i < info->dlpi_phnum && o->nsegs < MAX_SEGMENTS; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		struct sk_segment *sg;
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		sg = &o->segs[o->nsegs++];
-		sg->start = info->dlpi_addr + ph->p_vaddr;
-		sg->end = sg->start + ph->p_memsz;
-		sg->prot = (ph->p_flags & PF_X ? PROT_EXEC : 0) |
-			   (ph->p_flags & PF_R ? PROT_READ : 0) |
-			   (ph->p_flags & PF_W ? PROT_WRITE : 0);
-	}
-	return 1;
-}
-
-int sk_text_segment(uintptr_t addr, uintptr_t *start, uintptr_t *end)
-{
-	struct sk_object *o;
-	int i;
-
-	for (o = objects; o; o = o->next)
-		for (i = 0; i < o->nsegs; i++)
-			if ((o->segs[i].prot & PROT_EXEC) &&
-			    addr >= o->segs[i].start && addr < o->segs[i].end) {
-				*start = o->segs[i].start;
-				*end = o->segs[i].end;
-				return o->segs[i].prot;
-			}
-	return -1;
-}
-SK_WRITER_HOOK(text_segment, sk_text_segment);
-
-static bool in_text(const struct sk_object *o, uintptr_t addr, size_t len)
-{
-	int i;
-
-	for (i = 0; i < o->nsegs; i++)
-		if ((o->segs[i].prot & PROT_EXEC) &&
-		    addr >= o->segs[i].start && addr + len <= o->segs[i].end)
-			return true;
-	return false;
-}
-
-/*
- * What registration needs to know of a table, in one pass: whether it is
- * in (key, code) order already, where its sites lie, and whether any of
- * its keys is not in the state its sites were built for.
- *
- * The compiler emits a table in code order, so the table of an object with
- * one key (or whose keys never interleave) is in (key, code) order: the
- * pass proves it and nothing moves.  In such a table each key's sites are
- * one run in ascending code order, so the lowest and highest site are at
- * the ends of runs and the per-site work is a load and two compares.
- */
-struct table_scan {
-	bool sorted;		/* in (key, code) order */
-	bool rising;		/* each site above the one before */
-	bool changed;		/* a key's state differs from its built one */
-	uintptr_t lo, hi;	/* lowest and highest site address */
-};
-
-static bool key_changed(uintptr_t key)
-{
-	struct static_key *k = (struct static_key *)key;
-
-	return (static_key_count(k) != 0) != !!(k->type & JUMP_TYPE_TRUE);
-}
-
-static void scan_table(const struct jump_entry *start,
-		       const struct jump_entry *stop, struct table_scan *s)
-{
-	uintptr_t key = 0, code = 0, k, c;
-	const struct jump_entry *e;
-
-	*s = (struct table_scan){ .sorted = true, .rising = true,
-				  .lo = UINTPTR_MAX };
-	for (e = start; e < stop; e++) {
-		k = e->key & ~JUMP_ENTRY_FLAGS;
-		c = jump_entry_code(e);
-		if (k != key) {
-			if (k < key) {
-				s->sorted = false;
-				return;
-			}
-			/* Within a key the test below says it: one compare a site. */
-			if (e > start && c <= code)
-				s->rising = false;
-			if (e > start && code > s->hi)
-				s->hi = code;
-			if (c < s->lo)
-				s->lo = c;
-			if (k && key_changed(k))
-				s->changed = true;
-			key = k;
-		} else if (c <= code) {
-			if (c < code) {
-				s->sorted = false;
-				return;
-			}
-			s->rising = false;
-		}
-		code = c;
-	}
-	if (e > start && code > s->hi)
-		s->hi = code;
-}
-
-/*
- * Sorting moves entries, and their code and target fields are relative to
- * where they sit.  The first look at the table copies it to scratch memory
- * rebased on the table start, a value that does not change when an entry
- * moves; the last pass makes each field relative to its place again.  The
- * offsets are 32 bits wide as the fields are, and wrap alike.
- */
-static inline int32_t rebased(const struct jump_entry *t, size_t i,
-			      int32_t field)
-{
-	return (int32_t)((uint32_t)(i * sizeof(*t)) + (uint32_t)field);
-}
-
-/*
- * A radix round sorts on the key (without its flags) or on the rebased
- * site: on (value - min) >> shift, @width bits a pass.
- */
-struct radix_round {
-	bool by_key;
-	uintptr_t min;
-	unsigned int shift, width, passes;
-};
-
-/* A signed offset, biased so that unsigned order is its order. */
-static inline uintptr_t site_value(int32_t code)
-{
-	return (uint32_t)code ^ 0x80000000u;
-}
-
-static inline uintptr_t sort_value(const struct jump_entry *e, bool by_key)
-{
-	return by_key ? e->key & ~JUMP_ENTRY_FLAGS : site_value(e->code);
-}
-
-/*
- * One stable counting pass of rebased entries from @src into @dst on the
- * digit at @shift; the @last one into the table, each entry made relative
- * to its place.  Inlined with constant @by_key and @last, so that neither
- * costs a test a site.
- */
-static inline __attribute__((always_inline)) void
-radix_pass(const struct jump_entry *src, struct jump_entry *dst, size_t n,
-	   bool by_key, bool last, uintptr_t min, unsigned int shift,
-	   size_t *count, size_t buckets)
-{
-	size_t i, j, c, sum = 0;
-
-#define DIGIT(i) (((sort_value(&src[i], by_key) - min) >> shift) & (buckets - 1))
-	memset(count, 0, buckets * sizeof(*count));
-	for (i = 0; i < n; i++)
-		count[DIGIT(i)]++;
-	for (i = 0; i < buckets; i++) {
-		c = count[i];
-		count[i] = sum;
-		sum += c;
-	}
-	for (i = 0; i < n; i++) {
-		j = count[DIGIT(i)]++;
-		dst[j] = src[i];
-		if (last) {
-			dst[j].code = rebased(dst, -j, src[i].code);
-			dst[j].target = rebased(dst, -j, src[i].target);
-		}
-	}
-#undef DIGIT
-}
-
-static void sort_pass(const struct jump_entry *src, struct jump_entry *dst,
-		      size_t n, const struct radix_round *r, unsigned int pass,
-		      bool last, size_t *count)
-{
-	unsigned int shift = r->shift + pass * r->width;
-	size_t buckets = (size_t)1 << r->width;
-
-	if (r->by_key && last)
-		radix_pass(src, dst, n, true, true, r->min, shift, count, buckets);
-	else if (r->by_key)
-		radix_pass(src, dst, n, true, false, r->min, shift, count, buckets);
-	else if (last)
-		radix_pass(src, dst, n, false, true, r->min, shift, count, buckets);
-	else
-		radix_pass(src, dst, n, false, false, r->min, shift, count, buckets);
-}
-
-/* Bits of @v up to its highest set one. */
-static unsigned int bit_length(uintptr_t v)
-{
-	return v ? 8 * sizeof(v) - __builtin_clzl(v) : 0;
-}
-
-/*
- * Plan a round over values from @min to @max whose differences are all
- * multiples of 1 << @shift: as few passes as digits of at most @max_width
- * bits allow, all of one width.
- */
-static void plan_round(struct radix_round *r, bool by_key, uintptr_t min,
-		       uintptr_t max, unsigned int shift, unsigned int max_width)
-{
-	unsigned int bits = bit_length((max - min) >> shift);
-
-	r->by_key = by_key;
-	r->min = min;
-	r->shift = shift;
-	r->passes = (bits + max_width - 1) / max_width;
-	r->width = r->passes ? (bits + r->passes - 1) / r->passes : 0;
-}
-
-/*
- * LSD radix sort into @start through @tmp (room for @n entries and 1 <<
- * @width counts): by site first (skipped when the table is in code order
- * already, as the compiler emits it), then by key, each pass stable.  A
- * round sorts only the bits in which its values differ, shifted down, so
- * the keys of an object (a few hundred bytes of data apart) take one pass.
- * The first look at the table learns that while it copies the table.
- */
-static void radix_sort_entries(struct jump_entry *start, size_t n,
-			       struct jump_entry *tmp, unsigned int width,
-			       struct table_scan *s)
-{
-	uintptr_t k0 = start->key & ~JUMP_ENTRY_FLAGS, k, kmin = k0, kmax = k0;
-	uintptr_t kdiff = 0;
-	int32_t c, prev, cmin, cmax;
-	struct radix_round by_site = { .passes = 0 }, by_key;
-	struct jump_entry *src = tmp, *dst = start, *t;
-	size_t *count = (size_t *)(tmp + n), i;
-	bool code_sorted = true;
-	unsigned int p, passes;
-
-	tmp[0] = (struct jump_entry){ rebased(start, 0, start[0].code),
-				      rebased(start, 0, start[0].target),
-				      start[0].key };
-	prev = tmp[0].code;
-	for (i = 1; i < n; i++) {
-		tmp[i].code = c = rebased(start, i, start[i].code);
-		tmp[i].target = rebased(start, i, start[i].target);
-		tmp[i].key = start[i].key;
-		k = start[i].key & ~JUMP_ENTRY_FLAGS;
-		if (c <= prev) {
-			s->rising = false;
-			code_sorted &= c == prev;
-		}
-		prev = c;
-		kmin = k < kmin ? k : kmin;
-		kmax = k > kmax ? k : kmax;
-		kdiff |= k ^ k0;
-	}
-	cmin = tmp[0].code;
-	cmax = tmp[n - 1].code;
-	if (!code_sorted) {
-		for (i = 0; i < n; i++) {
-			cmin = tmp[i].code < cmin ? tmp[i].code : cmin;
-			cmax = tmp[i].code > cmax ? tmp[i].code : cmax;
-		}
-		plan_round(&by_site, false, site_value(cmin), site_value(cmax),
-			   0, width);
-	}
-	s->lo = (uintptr_t)&start->code + cmin;
-	s->hi = (uintptr_t)&start->code + cmax;
-	plan_round(&by_key, true, kmin, kmax,
-		   kdiff ? __builtin_ctzl(kdiff) : 0, width);
-	passes = by_site.passes + by_key.passes;
-	if (!passes)	/* one key, sites in order: nothing moves */
-		return;
-	/* The last pass goes from the copy into the table. */
-	if (!(passes & 1)) {
-		memcpy(start, tmp, n * sizeof(*start));
-		src = start;
-		dst = tmp;
-	}
-	for (p = 0; p < passes; p++) {
-		if (p < by_site.passes)
-			sort_pass(src, dst, n, &by_site, p, p == passes - 1,
-				  count);
-		else
-			sort_pass(src, dst, n, &by_key, p - by_site.passes,
-				  p == passes - 1, count);
-		t = src;
-		src = dst;
-		dst = t;
-	}
-}
-
-/*
- * Without scratch memory: rebase every entry in place, so that qsort() may
- * move it, and back.
- */
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct jump_entry *x = a, *y = b;
-	uintptr_t kx = x->key & ~JUMP_ENTRY_FLAGS;
-	uintptr_t ky = y->key & ~JUMP_ENTRY_FLAGS;
-
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-static void qsort_entries(struct jump_entry *start, size_t n,
-			  struct table_scan *s)
-{
-	int32_t cmin = INT32_MAX, cmax = INT32_MIN;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		start[i].code = rebased(start, i, start[i].code);
-		start[i].target = rebased(start, i, start[i].target);
-		if (i && start[i].code <= start[i - 1].code)
-			s->rising = false;
-		cmin = start[i].code < cmin ? start[i].code : cmin;
-		cmax = start[i].code > cmax ? start[i].code : cmax;
-	}
-	s->lo = (uintptr_t)&start->code + cmin;
-	s->hi = (uintptr_t)&start->code + cmax;
-	qsort(start, n, sizeof(*start), entry_cmp);
-	for (i = 0; i < n; i++) {
-		start[i].code = rebased(start, -i, start[i].code);
-		start[i].target = rebased(start, -i, start[i].target);
-	}
-}
-
-/*
- * Where the run of @e's key ends in a table in (key, code) order, found by
- * galloping: a run of n entries costs about 2 log n looks, so that a few
- * keys of many sites cost a few looks and many keys of one site each one.
- */
-static struct jump_entry *key_run_end(struct jump_entry *e,
-				      struct jump_entry *stop)
-{
-	uintptr_t k = e->key & ~JUMP_ENTRY_FLAGS;
-	size_t n = stop - e, lo = 0, hi = 1, mid;
-
-	for (; hi < n && (e[hi].key & ~JUMP_ENTRY_FLAGS) == k; hi *= 2)
-		lo = hi;
-	if (hi > n)
-		hi = n;
-	while (hi - lo > 1) {	/* e[lo] is k's, e[hi] is not */
-		mid = lo + (hi - lo) / 2;
-		if ((e[mid].key & ~JUMP_ENTRY_FLAGS) == k)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return e + hi;
-}
-
-/*
- * Whether a key of a table in (key, code) order is not in the state its
- * sites were built for: one look per key.
- */
-static bool keys_changed(struct jump_entry *e, struct jump_entry *stop)
-{
-	for (; e < stop; e = key_run_end(e, stop))
-		if (jump_entry_key(e) && key_changed((uintptr_t)jump_entry_key(e)))
-			return true;
-	return false;
-}
-
-/*
- * Sort an object's table by key, then code address, in place: the update
- * finds a key's sites as one run by binary search.  Learns on the way what
- * scan_table() tells of a table in order: @s says whether the sites rose
- * before (no two entries of one site), where the lowest and highest are,
- * and whether a key changed.
- */
-#define SORT_MAX_WIDTH	11	/* 2048 buckets, 16 KiB of counts */
-
-static void sort_entries(struct jump_entry *start, struct jump_entry *stop,
-			 struct table_scan *s)
-{
-	size_t n = stop - start;
-	unsigned int width = bit_length(n);
-	struct jump_entry *tmp;
-
-	*s = (struct table_scan){ .sorted = true, .rising = true };
-	/* Passes over few buckets for a small table, fewer for a large one. */
-	width = width < 8 ? 8 : width > SORT_MAX_WIDTH ? SORT_MAX_WIDTH : width;
-	tmp = malloc(n * sizeof(*tmp) + ((size_t)1 << width) * sizeof(size_t));
-	if (tmp)
-		radix_sort_entries(start, n, tmp, width, s);
-	else
-		qsort_entries(start, n, s);
-	free(tmp);
-	s->changed = keys_changed(start, stop);
-}
-
-/*
- * One site claimed by entries of different keys (or of one key with both
- * polarities).  The compiler never emits that; identical code folding
- * (gold and lld --icf=all) does, when two functions differ only in the key
- * they test and nothing ties each site to its own entry (older headers, a
- * linker that folds regardless; <statickeys/sections.h> has the tie).
- * Patching such a site for one key would switch the other's branch too.
- * The entries are marked dead: the site stays as built, and every key that
- * claims it refuses every change (EILSEQ).
- */
-struct shared_site {
-	uintptr_t code;
-	uintptr_t key, other;	/* with the polarity bit */
-};
-
-/* One site in check_shared_sites()'s hash table; code 0 is a free slot. */
-struct site_slot {
-	uintptr_t code;
-	uintptr_t key;		/* the first key seen, with the polarity bit */
-	bool shared;		/* another key claims it too */
-};
-
-static struct site_slot *site_slot(struct site_slot *t, unsigned int bits,
-				   uintptr_t code)
-{
-	size_t mask = ((size_t)1 << bits) - 1;
-	size_t i = (size_t)(((uint64_t)code * 0x9e3779b97f4a7c15ull) >>
-			    (64 - bits));
-
-	while (t[i].code && t[i].code != code)
-		i = (i + 1) & mask;
-	return &t[i];
-}
-
-/*
- * check_shared_sites() - find and refuse the sites of @o that entries of
- * different keys claim.  Returns how many, with the first few in @out (for
- * report_shared_sites(), after the lock is dropped), or -ENOMEM when the
- * table could not be checked and every one of its sites was refused.
- * Called locked.
- *
- * The compiler emits a table in code order: when its sites were found
- * @rising, each above the one before, on the pass that registration makes
- * anyway (scan_table() or sort_entries()), no two entries share a site and
- * nothing is done.  Other tables go through a hash table of their sites,
- * twice when a site is shared: every entry of such a site is marked dead,
- * so that none is brought to its key's state either.
- */
-#define NR_SHARED_REPORTED	8
-
-static long check_shared_sites(struct jump_entry *start, struct jump_entry *stop,
-			       bool rising, struct shared_site *out)
-{
-	size_t n = stop - start, i, found = 0;
-	unsigned int bits = 1;
-	struct site_slot *t, *sl;
-
-	if (rising)
-		return 0;
-	while (((size_t)1 << bits) < 2 * n)
-		bits++;
-	t = calloc((size_t)1 << bits, sizeof(*t));
-	if (!t) {
-		/* Unchecked is unsafe: every site of the object is refused. */
-		for (i = 0; i < n; i++)
-			start[i].key |= JUMP_ENTRY_DEAD;
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		uintptr_t key = start[i].key & ~JUMP_ENTRY_DEAD;
-
-		sl = site_slot(t, bits, jump_entry_code(&start[i]));
-		if (!sl->code) {
-			sl->code = jump_entry_code(&start[i]);
-			sl->key = key;
-		} else if (sl->key != key && !sl->shared) {
-			sl->shared = true;
-			if (found < NR_SHARED_REPORTED)
-				out[found] = (struct shared_site){ sl->code,
-								   sl->key, key };
-			found++;
-		}
-	}
-	for (i = 0; found && i < n; i++)
-		if (site_slot(t, bits, jump_entry_code(&start[i]))->shared)
-			start[i].key |= JUMP_ENTRY_DEAD;
-	free(t);
-	return found;
-}
+#include "registry.h"
 
 /* Say which keys claim one site; called unlocked (sk_key_name() asks dladdr). */
 static void report_shared_sites(const char *objname, long found,
@@ -614,9 +73,9 @@ static void sync_object(struct sk_object *o, bool every_site)
 	int err;
 
 	for (e = o->start; e < o->stop; e = run_end) {
-		run_end = key_run_end(e, o->stop);
+		run_end = sk_key_run_end(e, o->stop);
 		key = jump_entry_key(e);
-		if (!key || (!every_site && !key_changed((uintptr_t)key)))
+		if (!key || (!every_site && !sk_key_changed((uintptr_t)key)))
 			continue;
 		for (; e < run_end; e++) {
 			enum jump_label_type now, want;
@@ -624,7 +83,7 @@ static void sync_object(struct sk_object *o, bool every_site)
 			key = jump_entry_key(e);
 			if (jump_entry_is_dead(e))
 				continue;
-			if (every_site && !in_text(o, jump_entry_code(e),
+			if (every_site && !sk_in_text(o, jump_entry_code(e),
 						   JUMP_LABEL_SITE_SIZE)) {
 				e->key |= JUMP_ENTRY_DEAD;
 				sk_warn_key(key, "site %p of key " SK_KEYNAME " lies outside its object's code: the key cannot change",
@@ -662,16 +121,6 @@ static void sync_object(struct sk_object *o, bool every_site)
 			o->name, queued);
 }
 
-static struct sk_object *find_object(const void *handle)
-{
-	struct sk_object *o;
-
-	for (o = objects; o; o = o->next)
-		if (o->handle == handle)
-			return o;
-	return NULL;
-}
-
 static const void *object_identity(const struct statickeys_object *d)
 {
 	if (d->handle)
@@ -684,179 +133,19 @@ static const void *object_identity(const struct statickeys_object *d)
 }
 
 /*
- * A read-only key that the program reaches through a copy: an x86-64 PIE
- * gets a copy relocation for an extern variable of a shared object, and
- * then every object uses the copy, which lives in the program's ordinary
- * data.  Find such keys by name, say so, and refuse changes to the copy
- * too; only its write protection is lost.
- *
- * The names come from the object's dynamic symbol table, every data symbol
- * inside [start, stop): dladdr() would give one name per address, and the
- * section's own __start_ symbol shares the first key's.  Asks the loader:
- * called with no library lock held.
- */
-struct copy_scan {
-	const char *start, *stop;
-	const char **names;	/* data symbols in the range, and where */
-	const void **at;
-	size_t n;
-};
-
-/* The number of symbols of a GNU hash table: one past the highest chained. */
-static size_t gnu_hash_symbols(const uint32_t *h)
-{
-	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
-	const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
-	const uint32_t *chain = buckets + nbuckets;
-	uint32_t i, last = 0;
-
-	for (i = 0; i < nbuckets; i++)
-		if (buckets[i] > last)
-			last = buckets[i];
-	if (last < symoffset)
-		return symoffset;
-	while (!(chain[last - symoffset] & 1))
-		last++;
-	return last + 1;
-}
-
-/*
- * Collected inside dl_iterate_phdr(), looked up after it: its callback runs
- * with the loader's write lock held, and dlsym() takes the loader's lock.
- */
-static void note_symbol(struct copy_scan *cs, const char *name, const void *p)
-{
-	const char **n = realloc(cs->names, (cs->n + 1) * sizeof(*n));
-	const void **a;
-
-	if (!n)
-		return;
-	cs->names = n;
-	a = realloc(cs->at, (cs->n + 1) * sizeof(*a));
-	if (!a)
-		return;
-	cs->at = a;
-	n[cs->n] = name;
-	a[cs->n++] = p;
-}
-
-static int copies_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct copy_scan *cs = data;
-	const ElfW(Sym) *sym = NULL;
-	const uint32_t *hash = NULL, *gnu = NULL;
-	const char *str = NULL;
-	const ElfW(Dyn) *d = NULL;
-	size_t i, nsyms;
-	bool mine = false;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (uintptr_t)cs->start >= s &&
-		    (uintptr_t)cs->start < s + ph->p_memsz)
-			mine = true;
-		if (ph->p_type == PT_DYNAMIC)
-			d = (const ElfW(Dyn) *)s;
-	}
-	if (!mine)
-		return 0;
-	/* glibc relocates these in place; an unrelocated one is an offset. */
-#define DYN_PTR(v)	((v) < info->dlpi_addr ? (v) + info->dlpi_addr : (v))
-	for (; d && d->d_tag != DT_NULL; d++) {
-		uintptr_t v = DYN_PTR(d->d_un.d_ptr);
-
-		if (d->d_tag == DT_SYMTAB)
-			sym = (const ElfW(Sym) *)v;
-		else if (d->d_tag == DT_STRTAB)
-			str = (const char *)v;
-		else if (d->d_tag == DT_HASH)
-			hash = (const uint32_t *)v;
-		else if (d->d_tag == DT_GNU_HASH)
-			gnu = (const uint32_t *)v;
-	}
-#undef DYN_PTR
-	if (!sym || !str || (!hash && !gnu))
-		return 1;
-	nsyms = hash ? hash[1] : gnu_hash_symbols(gnu);
-	for (i = 1; i < nsyms; i++) {
-		const char *p = (const char *)(info->dlpi_addr + sym[i].st_value);
-
-		if (ELF64_ST_TYPE(sym[i].st_info) == STT_OBJECT &&
-		    sym[i].st_shndx != SHN_UNDEF && p >= cs->start &&
-		    p < cs->stop)
-			note_symbol(cs, str + sym[i].st_name, p);
-	}
-	return 1;
-}
-
-/* Returns the number of copies found, in *@copies. */
-static size_t find_copies(char *start, char *stop, const char *objname,
-			  void ***copies)
-{
-	struct copy_scan cs = { start, stop, NULL, NULL, 0 };
-	size_t i, n = 0;
-	void **v;
-
-	*copies = NULL;
-	dl_iterate_phdr(copies_cb, &cs);
-	for (i = 0; i < cs.n; i++) {
-		void *used = dlsym(RTLD_DEFAULT, cs.names[i]);
-
-		if (!used || used == cs.at[i])
-			continue;
-		v = realloc(*copies, (n + 1) * sizeof(*v));
-		if (!v)
-			continue;
-		*copies = v;
-		v[n++] = used;
-		sk_warn("read-only key %s of %s is used through a copy at %p (a copy relocation): changes to it are refused, but it cannot be write-protected; declare it weak, or build the program with -fPIC",
-			cs.names[i], objname, used);
-	}
-	free(cs.names);
-	free(cs.at);
-	return n;
-}
-
-/* Make the object's read-only keys read-only.  Called locked. */
-static void seal_object(struct sk_object *o, void **copies, size_t nr_copies)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t s = (uintptr_t)o->ro_page_start;
-	uintptr_t e = (uintptr_t)o->ro_page_end;
-
-	o->sealed = true;
-	o->copies = copies;
-	o->nr_copies = nr_copies;
-	if (o->ro_start == o->ro_stop)
-		return;
-	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
-	    e < (uintptr_t)o->ro_stop) {
-		sk_warn("%s: read-only keys are refused changes but not write-protected: their pages are not their own (built with an older header?)",
-			o->name);
-		return;
-	}
-	if (mprotect((void *)s, e - s, PROT_READ))
-		sk_warn("%s: mprotect of read-only keys failed: %s", o->name,
-			strerror(errno));
-}
-
-/*
  * Seal the object registered as @handle, if it still is and is not sealed:
  * the loader is asked about copies first, with no lock held.
  */
 static bool seal_handle(const void *handle)
 {
-	char *start = NULL, *stop = NULL, name[sizeof(objects->name)];
+	char *start = NULL, *stop = NULL, name[SK_OBJECT_NAME_MAX];
 	struct sk_object *o;
 	void **copies = NULL;
 	size_t n = 0;
 	bool found;
 
 	jump_label_lock();
-	o = find_object(handle);
+	o = sk_registry_find(handle);
 	found = o && !o->sealed;
 	if (found) {
 		start = o->ro_start;
@@ -867,12 +156,12 @@ static bool seal_handle(const void *handle)
 	if (!found)
 		return false;
 	if (start != stop)
-		n = find_copies(start, stop, name, &copies);
+		n = sk_seal_find_copies(start, stop, name, &copies);
 	jump_label_lock();
-	o = find_object(handle);
+	o = sk_registry_find(handle);
 	found = o && !o->sealed;
 	if (found)
-		seal_object(o, copies, n);
+		sk_seal_object(o, copies, n);
 	else
 		free(copies);
 	__jump_label_unlock();
@@ -931,8 +220,8 @@ static void pin_objects(void)
 	size_t n = 0, i;
 
 	jump_label_lock();
-	for (o = objects; o; o = o->next) {
-		if (o->main || in_text(o, (uintptr_t)pin_objects, 1))
+	for (o = sk_registry_next(NULL); o; o = sk_registry_next(o)) {
+		if (o->main || sk_in_text(o, (uintptr_t)pin_objects, 1))
 			continue;
 		h = realloc(handles, (n + 1) * sizeof(*h));
 		if (!h)
@@ -945,7 +234,7 @@ static void pin_objects(void)
 		if (!pin_object(handles[i]))
 			continue;
 		jump_label_lock();
-		o = find_object(handles[i]);
+		o = sk_registry_find(handles[i]);
 		if (o)
 			o->pinned = true;
 		__jump_label_unlock();
@@ -978,95 +267,28 @@ static void exit_begins(bool main_program)
 
 SK_LIFECYCLE_EXIT(objects, SK_LC_OBJECTS, exit_begins);
 
-/* ---- the registry as the key core and introspection see it ---- */
-
-/* @key is one of @o's read-only keys, or the copy of one. */
-static bool holds_ro_key(const struct sk_object *o,
-			 const struct static_key *key)
-{
-	const char *p = (const char *)key;
-	size_t i;
-
-	if (p >= o->ro_start && p < o->ro_stop)
-		return true;
-	for (i = 0; i < o->nr_copies; i++)
-		if (o->copies[i] == (void *)key)
-			return true;
-	return false;
-}
-
-/* The object whose sealed read-only keys hold @key, or NULL.  Locked. */
-static struct sk_object *key_sealed(const struct static_key *key)
-{
-	struct sk_object *o;
-
-	for (o = objects; o; o = o->next)
-		if (o->sealed && holds_ro_key(o, key))
-			return o;
-	return NULL;
-}
-
-bool sk_next_table(struct sk_object **o, struct jump_entry **start,
-		   struct jump_entry **stop)
-{
-	*o = *o ? (*o)->next : objects;
-	if (!*o)
-		return false;
-	*start = (*o)->start;
-	*stop = (*o)->stop;
-	return true;
-}
-
-const char *sk_key_sealed_by(const struct static_key *key)
-{
-	struct sk_object *o = key_sealed(key);
-
-	return o ? o->name : NULL;
-}
-
-bool sk_object_view(unsigned int i, struct sk_object_view *v)
-{
-	struct sk_object *o;
-
-	for (o = objects; o && i; o = o->next)
-		i--;
-	if (!o)
-		return false;
-	v->name = o->name;
-	v->start = o->start;
-	v->stop = o->stop;
-	return true;
-}
-
-bool sk_key_read_only(const struct static_key *key)
-{
-	struct sk_object *o;
-
-	for (o = objects; o; o = o->next)
-		if (holds_ro_key(o, key))
-			return true;
-	return false;
-}
-
 /**
  * statickeys_register_object() - hand an object's tables to the library.
  * @d: the description, built by the constructor in <statickeys/object.h>
  *
  * Idempotent per object.  Order: link the table and bring its sites to their
- * keys' state; apply the command line to the object's parameters (unlocked:
- * their handlers change keys); seal its read-only keys.  Runs in the
+ * keys' state; run the registered hooks of the layers above
+ * (kernel/object_hooks.h), unlocked: the command line is applied to the
+ * object's parameters, whose handlers change keys; seal its read-only keys;
+ * run the ready hooks (the start-up reports).  Runs in the
  * object's constructor, with the loader's lock held: it calls into the
  * loader (dl_iterate_phdr, dladdr) only with none of the library's locks.
  */
 SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 {
 	struct shared_site shared_sites[NR_SHARED_REPORTED];
-	char name[sizeof(objects->name)];
+	char name[SK_OBJECT_NAME_MAX];
 	const void *id = object_identity(d);
 	struct table_scan ts;
-	struct find_segs fs;
 	bool every_site, main_program;
 	long shared;
+	const struct sk_object_hook *h;
+	enum sk_object_hook_order ord;
 	struct sk_object *o;
 	int i;
 
@@ -1091,16 +313,14 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	o->ro_page_start = d->ro_page_start;
 	o->ro_page_end = d->ro_page_end;
 	o->flags = d->flags;
-	fs.addr = (uintptr_t)id;
-	fs.obj = o;
-	dl_iterate_phdr(find_segs_cb, &fs);
+	sk_registry_fill(o, (uintptr_t)id);
 	/* The main program holds the entry point (musl gives it its path). */
-	o->main = in_text(o, getauxval(AT_ENTRY), 1);
+	o->main = sk_in_text(o, getauxval(AT_ENTRY), 1);
 	main_program = o->main;
 
 	jump_label_lock();
 	sk_batch_settle(NULL);	/* the queue is the batch's */
-	if (find_object(id)) {
+	if (sk_registry_find(id)) {
 		__jump_label_unlock();
 		free(o);
 		return;
@@ -1108,12 +328,11 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	for (i = 0; i < o->nsegs; i++)	/* fresh code: nothing of ours stuck */
 		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
 				       SK_STUCK_FRESH);
-	scan_table(o->start, o->stop, &ts);
+	sk_table_scan(o->start, o->stop, &ts);
 	if (!ts.sorted)
-		sort_entries(o->start, o->stop, &ts);
-	shared = check_shared_sites(o->start, o->stop, ts.rising, shared_sites);
-	o->next = objects;
-	objects = o;
+		sk_table_sort(o->start, o->stop, &ts);
+	shared = sk_table_check_shared(o->start, o->stop, ts.rising, shared_sites);
+	sk_registry_link(o);
 	/*
 	 * Every site in one executable segment and every key as built: no
 	 * site needs a look, whether the table was sorted or in order
@@ -1121,7 +340,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	 * checked.
 	 */
 	every_site = shared || (ts.lo <= ts.hi &&
-		     !in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE));
+		     !sk_in_text(o, ts.lo, ts.hi - ts.lo + JUMP_LABEL_SITE_SIZE));
 	if (every_site || ts.changed)
 		sync_object(o, every_site);
 	if (shared)	/* said unlocked, when o may be gone */
@@ -1130,16 +349,16 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	if (shared)
 		report_shared_sites(name, shared, shared_sites);
 
-	if (d->param_start != d->param_stop)
-		__sk_params_register_object(d->param_start, d->param_stop,
-					    o->name);
+	for_each_object_hook(h, ord)
+		if (h->registered)
+			h->registered(d, o->name);
 
 	if (!(d->flags & STATICKEYS_OBJ_MANUAL_SEAL))
 		seal_handle(id);
 	sk_lifecycle_exit_arm(main_program);
-	if (main_program)
-		__sk_params_report_unknown(d->flags & STATICKEYS_OBJ_UNKNOWN_QUIET);
-	sk_introspect_registered(main_program);
+	for_each_object_hook(h, ord)
+		if (h->ready)
+			h->ready(d, main_program);
 }
 
 /**
@@ -1155,11 +374,13 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 {
 	const void *id = object_identity(d);
 	struct sk_segment segs[MAX_SEGMENTS];
-	struct sk_object **pp, *o;
+	const struct sk_object_hook *h;
+	enum sk_object_hook_order ord;
+	struct sk_object *o;
 	int nsegs = 0, i;
 
 	jump_label_lock();
-	o = find_object(id);
+	o = sk_registry_find(id);
 	if (o && __atomic_load_n(&exiting, __ATOMIC_ACQUIRE) && stays_mapped(o))
 		o = NULL;
 	if (o) {
@@ -1169,24 +390,21 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 	__jump_label_unlock();
 	if (!o)
 		return;
-	while (nsegs--)
-		sk_deferred_flush_range(segs[nsegs].start, segs[nsegs].end);
+	for_each_object_hook(h, ord)
+		for (i = nsegs; h->unmapping && i--;)
+			h->unmapping(segs[i].start, segs[i].end);
 
 	jump_label_lock();
 	sk_batch_settle(NULL);	/* the queue is the batch's */
-	for (pp = &objects; *pp; pp = &(*pp)->next) {
-		if (*pp == o && o->handle == id) {
-			*pp = o->next;
-			break;
-		}
-	}
+	sk_registry_unlink(o);
 	/* Its stuck sites: brought back if they can be, else orphans. */
 	for (i = 0; i < o->nsegs; i++)
 		arch_jump_label_repair(o->segs[i].start, o->segs[i].end,
 				       SK_STUCK_ORPHAN);
 	__jump_label_unlock();
-	if (d->param_start != d->param_stop)
-		__sk_params_unregister_object(d->param_start);
+	for_each_object_hook(h, ord)
+		if (h->unregistered)
+			h->unregistered(d);
 	free(o->copies);
 	free(o);
 }
@@ -1203,7 +421,8 @@ SK_EXPORT int statickeys_seal(void)
 	/* One object at a time: the loader is asked with no lock held. */
 	for (;;) {
 		jump_label_lock();
-		for (o = objects; o && o->sealed; o = o->next)
+		for (o = sk_registry_next(NULL); o && o->sealed;
+		     o = sk_registry_next(o))
 			;
 		handle = o ? o->handle : NULL;
 		__jump_label_unlock();

@@ -20,6 +20,7 @@
 #include <linux/init.h>
 #include <statickeys/cmdline.h>
 
+#include "object_hooks.h"
 #include "params.h"
 #include "params_internal.h"
 #include "../lib/lifecycle.h"
@@ -326,6 +327,27 @@ void __sk_params_unregister_object(const struct obs_kernel_param *start)
 	sk_unlock();
 	sk_loader--;
 }
+
+/* The object's parameters, told by kernel/object.c with no lock held. */
+static void params_object_registered(const struct statickeys_object *d,
+				     const char *name)
+{
+	if (d->param_start != d->param_stop)
+		__sk_params_register_object(d->param_start, d->param_stop,
+					    name);
+}
+
+static void params_object_unregistered(const struct statickeys_object *d)
+{
+	if (d->param_start != d->param_stop)
+		__sk_params_unregister_object(d->param_start);
+}
+
+SK_OBJECT_HOOK(params_object_hook) = {
+	.order = SK_HOOK_FIRST,
+	.registered = params_object_registered,
+	.unregistered = params_object_unregistered,
+};
 
 /* ---- applying a command line ---- */
 

@@ -12,6 +12,7 @@
 
 #include <statickeys/cmdline.h>
 #include "internal.h"
+#include "object_hooks.h"
 
 #define UNKNOWN_ENV	"STATICKEYS_UNKNOWN_PARAMS"
 #define UNKNOWN_ECHO	96	/* bytes of one word echoed before "..." */
@@ -91,12 +92,12 @@ static bool quiet_by_env(void)
 }
 
 /*
- * Called when the main program registered: its constructors run after
+ * Reported when the main program registered: its constructors run after
  * those of every object loaded with it, so every parameter known at
  * start-up has had its word.  Once per process (a fork() child does not
  * register again).  The line is built first and written with one call.
  */
-void __sk_params_report_unknown(bool quiet)
+static void report_unknown(bool quiet)
 {
 	static bool done;
 	struct unknown_line l = { NULL, 0 };
@@ -119,3 +120,16 @@ void __sk_params_report_unknown(bool quiet)
 		fputs(text, stderr);
 	free(text);
 }
+
+/* Before the other start-up reports (introspection's table). */
+static void unknown_object_ready(const struct statickeys_object *d,
+				 bool main_program)
+{
+	if (main_program)
+		report_unknown(d->flags & STATICKEYS_OBJ_UNKNOWN_QUIET);
+}
+
+SK_OBJECT_HOOK(unknown_object_hook) = {
+	.order = SK_HOOK_FIRST,
+	.ready = unknown_object_ready,
+};

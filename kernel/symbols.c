@@ -68,66 +68,33 @@ const struct sk_map *sk_maps_find(const struct sk_map *maps, size_t n,
 	return NULL;
 }
 
-/* [@off, @off + @len) lies inside the file, whatever the file says. */
-static bool in_file(const struct sk_elf *f, uint64_t off, uint64_t len)
-{
-	return off <= f->size && len <= f->size - off;
-}
-
-/* A string of a section at [@off, @off + @len): NUL-terminated inside it. */
-static const char *file_string(const struct sk_elf *f, uint64_t off,
-			       uint64_t len, uint64_t at)
-{
-	const char *s = (const char *)f->base + off + at;
-
-	if (at >= len || !memchr(s, '\0', len - at))
-		return NULL;
-	return s;
-}
-
-static const ElfW(Shdr) *section_headers(const struct sk_elf *f, size_t *n)
-{
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
-
-	if (!eh->e_shoff || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    !in_file(f, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr))))
-		return NULL;
-	*n = eh->e_shnum;
-	return (const ElfW(Shdr) *)(f->base + eh->e_shoff);
-}
-
 /*
  * The bias, from the lowest mapping of the file: it maps the page of the
  * first PT_LOAD's file offset at that segment's address plus the bias.
  */
 static int find_bias(struct sk_elf *f, const struct sk_map *maps, size_t n)
 {
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(f->base + eh->e_phoff);
+	const struct elfr_seg *first = elfr_first_load(&f->elf);
 	const struct sk_map *low = NULL;
 	size_t i;
 
-	if (!in_file(f, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(*ph)))
-		return -ENOEXEC;
 	for (i = 0; i < n; i++)
 		if (!strcmp(maps[i].path, f->path) &&
 		    (!low || maps[i].start < low->start))
 			low = &maps[i];
 	if (!low)
 		return -ENOENT;
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD) {
-			f->bias = low->start - ph[i].p_vaddr + ph[i].p_offset -
-				  (uintptr_t)low->offset;
-			return 0;
-		}
-	return -ENOEXEC;
+	if (!first)
+		return -ENOEXEC;
+	f->bias = low->start - first->vaddr + first->offset -
+		  (uintptr_t)low->offset;
+	return 0;
 }
 
 int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 		size_t n)
 {
-	const ElfW(Ehdr) *eh;
+	struct elfr_source src = { elfr_mem_read, NULL, 0 };
 	struct stat st;
 	void *p;
 	int fd, err;
@@ -137,7 +104,7 @@ int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*eh)) {
+	if (fstat(fd, &st) || !st.st_size) {
 		close(fd);
 		return -ENOEXEC;
 	}
@@ -145,12 +112,16 @@ int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 	close(fd);
 	if (p == MAP_FAILED)
 		return -errno;
+	src.ctx = p;
+	src.size = st.st_size;
+	if (elfr_open(&f->elf, &src)) {
+		munmap(p, st.st_size);
+		return -ENOEXEC;
+	}
 	f->base = p;
 	f->size = st.st_size;
-	eh = p;
-	err = memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	      eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64
-							    : ELFCLASS32) ?
+	/* Only a file of this process's class. */
+	err = f->elf.class != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ?
 	      -ENOEXEC : find_bias(f, maps, n);
 	if (err)
 		sk_elf_close(f);
@@ -159,47 +130,45 @@ int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 
 void sk_elf_close(struct sk_elf *f)
 {
-	if (f->base)
-		munmap((void *)f->base, f->size);
+	size_t i;
+
+	if (!f->base)
+		return;
+	elfr_close(&f->elf);
+	munmap((void *)f->base, f->size);
 	f->base = NULL;
+	for (i = 0; i < f->nr_names; i++)
+		free(f->names[i]);
+	free(f->names);
+	f->names = NULL;
+	f->nr_names = 0;
 }
 
-/* The symbol of one table (SHT_SYMTAB or SHT_DYNSYM) at @addr, or NULL. */
-static const char *table_symbol(const struct sk_elf *f, unsigned int type,
+/*
+ * The symbol of the first table of @type (SHT_SYMTAB or SHT_DYNSYM) at
+ * @addr, kept with the file; NULL without one.
+ */
+static const char *table_symbol(struct sk_elf *f, uint32_t type,
 				uintptr_t addr, size_t *size)
 {
-	const ElfW(Shdr) *sh;
-	size_t nsh, i, j;
+	char name[512], *copy, **v;
+	uint64_t sz;
 
-	sh = section_headers(f, &nsh);
-	for (i = 0; sh && i < nsh; i++) {
-		const ElfW(Sym) *sym;
-		const char *str;
-
-		if (sh[i].sh_type != type || sh[i].sh_link >= nsh ||
-		    !in_file(f, sh[i].sh_offset, sh[i].sh_size) ||
-		    !in_file(f, sh[sh[i].sh_link].sh_offset,
-			     sh[sh[i].sh_link].sh_size))
-			continue;
-		sym = (const ElfW(Sym) *)(f->base + sh[i].sh_offset);
-		for (j = 1; j < sh[i].sh_size / sizeof(*sym); j++) {
-			if (ELF64_ST_TYPE(sym[j].st_info) != STT_OBJECT ||
-			    sym[j].st_shndx == SHN_UNDEF ||
-			    sym[j].st_value + f->bias != addr)
-				continue;
-			str = file_string(f, sh[sh[i].sh_link].sh_offset,
-					  sh[sh[i].sh_link].sh_size,
-					  sym[j].st_name);
-			if (!str)
-				continue;
-			*size = sym[j].st_size;
-			return str;
-		}
-	}
-	return NULL;
+	if (elfr_symbol(&f->elf, type, addr - f->bias, name, sizeof(name), &sz))
+		return NULL;
+	v = realloc(f->names, (f->nr_names + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	f->names = v;
+	copy = strdup(name);
+	if (!copy)
+		return NULL;
+	v[f->nr_names++] = copy;
+	*size = sz;
+	return copy;
 }
 
-const char *sk_elf_symbol(const struct sk_elf *f, uintptr_t addr,
+const char *sk_elf_symbol(struct sk_elf *f, uintptr_t addr,
 			  const char **table, size_t *size)
 {
 	const char *name = table_symbol(f, SHT_SYMTAB, addr, size);
@@ -217,30 +186,16 @@ const char *sk_elf_symbol(const struct sk_elf *f, uintptr_t addr,
 bool sk_elf_section(const struct sk_elf *f, const char *name, uintptr_t *addr,
 		    size_t *size)
 {
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
-	const ElfW(Shdr) *sh = NULL, *strs;
-	size_t nsh = 0, i;
+	const struct elfr_sec *sec = elfr_section(&f->elf, name);
 
-	sh = section_headers(f, &nsh);
-	if (!sh || eh->e_shstrndx >= nsh)
+	if (!sec)
 		return false;
-	strs = &sh[eh->e_shstrndx];
-	if (!in_file(f, strs->sh_offset, strs->sh_size))
-		return false;
-	for (i = 0; i < nsh; i++) {
-		const char *s = file_string(f, strs->sh_offset, strs->sh_size,
-					    sh[i].sh_name);
-
-		if (!s || strcmp(s, name))
-			continue;
-		*addr = sh[i].sh_addr + f->bias;
-		*size = sh[i].sh_size;
-		return true;
-	}
-	return false;
+	*addr = sec->addr + f->bias;
+	*size = sec->size;
+	return true;
 }
 
-const struct sk_elf *sk_elf_cache_get(struct sk_elf_cache *c, const char *path)
+struct sk_elf *sk_elf_cache_get(struct sk_elf_cache *c, const char *path)
 {
 	struct sk_elf **v, *f;
 	size_t i;
@@ -275,36 +230,22 @@ void sk_elf_cache_free(struct sk_elf_cache *c)
 	c->n = 0;
 }
 
-/* @addr lies in one of @f's loaded segments, its .bss included. */
-static bool elf_holds(const struct sk_elf *f, uintptr_t addr)
-{
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->base;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(f->base + eh->e_phoff);
-	size_t i;
-
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && addr >= f->bias + ph[i].p_vaddr &&
-		    addr < f->bias + ph[i].p_vaddr + ph[i].p_memsz)
-			return true;
-	return false;
-}
-
 /*
  * The file whose segments hold @addr: the one mapped there or, for a .bss
  * beyond the file's last page (an anonymous mapping), the one whose
  * segments say so.
  */
-static const struct sk_elf *file_at(struct sk_elf_cache *c, uintptr_t addr)
+static struct sk_elf *file_at(struct sk_elf_cache *c, uintptr_t addr)
 {
 	const struct sk_map *m = sk_maps_find(c->maps, c->nr_maps, addr);
-	const struct sk_elf *f;
+	struct sk_elf *f;
 	size_t i;
 
 	if (m)
 		return sk_elf_cache_get(c, m->path);
 	for (i = 0; i < c->nr_maps; i++) {
 		f = sk_elf_cache_get(c, c->maps[i].path);
-		if (f && elf_holds(f, addr))
+		if (f && elfr_holds(&f->elf, addr - f->bias))
 			return f;
 	}
 	return NULL;
@@ -313,7 +254,7 @@ static const struct sk_elf *file_at(struct sk_elf_cache *c, uintptr_t addr)
 void sk_key_describe(struct sk_elf_cache *c, uintptr_t key,
 		     size_t deferred_size, struct statickeys_key_info *info)
 {
-	const struct sk_elf *f = file_at(c, key);
+	struct sk_elf *f = file_at(c, key);
 	size_t size = 0;
 
 	info->key = (const void *)key;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <statickeys/introspect.h>
+#include "../lib/elf.h"
 
 #define __sk_sym_hidden	__attribute__((visibility("hidden")))
 
@@ -34,18 +35,25 @@ __sk_sym_hidden int sk_maps_read(pid_t pid, struct sk_map **maps, size_t *n);
 __sk_sym_hidden const struct sk_map *sk_maps_find(const struct sk_map *maps,
 						  size_t n, uintptr_t addr);
 
-/* One ELF file, mapped read-only, and where the process has it. */
+/*
+ * One ELF file, mapped read-only and read through the checked reader
+ * (lib/elf.c), and where the process has it.  The names looked up are
+ * kept until it is closed.
+ */
 struct sk_elf {
 	const unsigned char *base;
 	size_t size;
+	struct elfr elf;
 	uintptr_t bias;		/* run-time address minus file address */
+	char **names;
+	size_t nr_names;
 	char path[PATH_MAX];
 };
 
 /*
- * sk_elf_open() - map @path and find its load bias from @maps (the mapping
- * of its first loaded page): 0, or -errno (-ENOEXEC: not an ELF file of
- * this machine's class).
+ * sk_elf_open() - map @path, check its headers (lib/elf.c) and find its
+ * load bias from @maps (the mapping of its first loaded page): 0, or -errno
+ * (-ENOEXEC: not a sound ELF file of this machine's class).
  */
 __sk_sym_hidden int sk_elf_open(struct sk_elf *f, const char *path,
 				const struct sk_map *maps, size_t n);
@@ -54,11 +62,11 @@ __sk_sym_hidden void sk_elf_close(struct sk_elf *f);
 /*
  * sk_elf_symbol() - the data symbol at run-time address @addr: .symtab
  * first (a stripped file has none), then .dynsym; *@table says which, and
- * *@size is the symbol's size.  NULL when neither has one.
+ * *@size is the symbol's size.  NULL when neither has one; the name lives
+ * as long as @f is open.
  */
-__sk_sym_hidden const char *sk_elf_symbol(const struct sk_elf *f,
-					  uintptr_t addr, const char **table,
-					  size_t *size);
+__sk_sym_hidden const char *sk_elf_symbol(struct sk_elf *f, uintptr_t addr,
+					  const char **table, size_t *size);
 
 /* sk_elf_section() - the run-time address and size of section @name. */
 __sk_sym_hidden bool sk_elf_section(const struct sk_elf *f, const char *name,
@@ -75,8 +83,8 @@ struct sk_elf_cache {
 	const struct sk_map *maps;
 	size_t nr_maps;
 };
-__sk_sym_hidden const struct sk_elf *sk_elf_cache_get(struct sk_elf_cache *c,
-						      const char *path);
+__sk_sym_hidden struct sk_elf *sk_elf_cache_get(struct sk_elf_cache *c,
+						const char *path);
 __sk_sym_hidden void sk_elf_cache_free(struct sk_elf_cache *c);
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "text_poke.h"
+#include "../lib/sort.h"
 
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
 bool sk_test_write_by_site;
@@ -146,52 +147,15 @@ static int poke_once(uintptr_t addr, const void *bytes, size_t len)
 	return 0;
 }
 
-/* End of the sorted run that starts at record @i. */
-static size_t run_end(const char *q, size_t i, size_t n, size_t size)
+/* Records by the address each starts with. */
+static int rec_cmp(const void *a, const void *b)
 {
-	for (i++; i < n && rec_addr(q + (i - 1) * size) <= rec_addr(q + i * size);
-	     i++)
-		;
-	return i;
-}
+	uintptr_t x = rec_addr(a), y = rec_addr(b);
 
-/* Merge the sorted runs [a, m) and [m, b) of @from into @to. */
-static void merge_runs(const char *from, char *to, size_t a, size_t m,
-		       size_t b, size_t size)
-{
-	size_t i = a, j = m, k = a;
-
-	while (i < m || j < b) {
-		bool left = j >= b || (i < m && rec_addr(from + i * size) <=
-						rec_addr(from + j * size));
-		size_t src = left ? i++ : j++;
-
-		memcpy(to + k++ * size, from + src * size, size);
-	}
+	return (x > y) - (x < y);
 }
 
 int sk_sort_queue(void **queue, size_t n, size_t size)
 {
-	char *q = *queue, *tmp;
-	size_t a, m, b;
-	bool merged;
-
-	if (n < 2 || run_end(q, 0, n, size) == n)
-		return 0;
-	tmp = malloc(n * size);
-	if (!tmp)
-		return -ENOMEM;
-	/* Merge neighbouring runs pairwise until one is left. */
-	do {
-		merged = false;
-		for (a = 0; a < n; a = b) {
-			m = run_end(q, a, n, size);
-			b = m < n ? run_end(q, m, n, size) : m;
-			merge_runs(q, tmp, a, m, b, size);
-			merged |= m < n;
-		}
-		memcpy(q, tmp, n * size);
-	} while (merged && run_end(q, 0, n, size) < n);
-	free(tmp);
-	return 0;
+	return sk_sort(*queue, n, size, rec_cmp);
 }

@@ -14,6 +14,7 @@
 #define _STATICKEYS_LIB_LIFECYCLE_H
 
 #include <stdbool.h>
+#include <statickeys/sections.h>
 
 /*
  * The levels, bottom (0) to top.  Prepare runs SK_LC_APPLY first,
@@ -54,16 +55,16 @@ struct sk_lifecycle {
  * prepare and in the reverse order for parent and child.
  */
 #define SK_LIFECYCLE(name, lvl, pre, par, chi)				\
-	static const struct sk_lifecycle __sk_lifecycle_##name		\
-	__attribute__((used, section("sk_lifecycle"),			\
+	static const struct sk_lifecycle __sk_lifecycle_##name __sk_retain \
+	__attribute__((section("sk_lifecycle"),				\
 		       aligned(__alignof__(struct sk_lifecycle)))) = {	\
 		.level = (lvl), .prepare = (pre), .parent = (par),	\
 		.child = (chi),						\
 	}
 
 #define SK_LIFECYCLE_EXIT(name, lvl, fn)				\
-	static const struct sk_lifecycle __sk_lifecycle_##name		\
-	__attribute__((used, section("sk_lifecycle"),			\
+	static const struct sk_lifecycle __sk_lifecycle_##name __sk_retain \
+	__attribute__((section("sk_lifecycle"),				\
 		       aligned(__alignof__(struct sk_lifecycle)))) = {	\
 		.level = (lvl), .exit = (fn),				\
 	}

@@ -11,7 +11,7 @@
  * ones it maps, opened through /proc/<pid>/map_files (never by a name it
  * chose), else by name with no symbolic link followed and only if the file
  * is still the one mapped; never a read that can block; every ELF offset
- * checked (elf-reader.c); each object left out is named, with the reason.
+ * checked (lib/elf.c); each object left out is named, with the reason.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -36,7 +36,7 @@
 #include <asm/jump_label.h>
 #include <statickeys/statickeys.h>
 #include "../kernel/symbols.h"
-#include "elf-reader.h"
+#include "../lib/elf.h"
 
 #define ENTRY_BRANCH	JUMP_ENTRY_BRANCH
 #define ENTRY_DEAD	2UL	/* bit 1: the library refused the site */

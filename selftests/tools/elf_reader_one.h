@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * One input through every call of tools/elf-reader.c, with the promises of
- * elf-reader.h checked: shared by the libFuzzer target fuzz_elf.c and the
+ * One input through every call of lib/elf.c, with the promises of
+ * lib/elf.h checked: shared by the libFuzzer target fuzz_elf.c and the
  * plain replay test test_elf_reader.c.
  */
 #ifndef _SELFTESTS_TOOLS_ELF_READER_ONE_H
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elf-reader.h"
+#include "../../lib/elf.h"
 
 struct mem_source {
 	const unsigned char *data;

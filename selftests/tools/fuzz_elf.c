@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * libFuzzer target: tools/elf-reader.c, the ELF reader statickeys-keys(1)
+ * libFuzzer target: lib/elf.c, the ELF reader statickeys-keys(1)
  * points at files a hostile process maps.  Build and run: make fuzz-elf
  * (scripts/Makefile.fuzz); corpus: selftests/tools/elf-corpus/.
  */

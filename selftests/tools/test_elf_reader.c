@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * tools/elf-reader.c against the hostile files of selftests/tools/
+ * lib/elf.c against the hostile files of selftests/tools/
  * elf-corpus/ (written by make_elf_corpus.py): each file gives the verdict
  * expected of it, and every file, the fuzzer's finds included, goes through
  * every call with the reader's promises checked, in a child (a crash is a

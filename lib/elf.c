@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * The checked ELF reader (elf-reader.h).  Rule of the file: no offset, size
+ * The checked ELF reader (lib/elf.h).  Rule of the file: no offset, size
  * or count from the file is added, multiplied or used before a checked
  * helper below has said it fits; everything is read through rd(), which
  * checks the range against the file's size.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf-reader.h"
+#include "elf.h"
 
 /* off + len <= size, without overflow. */
 static bool fits(uint64_t off, uint64_t len, uint64_t size)
@@ -33,6 +33,12 @@ static int rd(const struct elfr *e, void *buf, uint64_t len, uint64_t off)
 	if (!len)
 		return ELFR_OK;
 	return e->src.read(e->src.ctx, buf, (size_t)len, off) ? ELFR_IO : ELFR_OK;
+}
+
+int elfr_mem_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	memcpy(buf, (const char *)ctx + off, len);
+	return 0;
 }
 
 int elfr_read(const struct elfr *e, void *buf, uint64_t len, uint64_t off)

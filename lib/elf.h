@@ -5,11 +5,11 @@
  * read through a callback (pread() on a descriptor, a buffer under a
  * fuzzer) and never mapped, so a file that shrinks is a read error, not a
  * SIGBUS.  ELF32 and ELF64, either byte order; headers are kept in one
- * 64-bit form.  Used by statickeys-keys(1); written to be the one reader
- * the library shares later (issue 27).
+ * 64-bit form.  The one ELF reader: the library's (kernel/symbols.c, over
+ * the files a process maps) and statickeys-keys(1)'s.
  */
-#ifndef _STATICKEYS_TOOLS_ELF_READER_H
-#define _STATICKEYS_TOOLS_ELF_READER_H
+#ifndef _STATICKEYS_LIB_ELF_H
+#define _STATICKEYS_LIB_ELF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,7 +100,13 @@ bool elfr_holds(const struct elfr *e, uint64_t vaddr);
 int elfr_symbol(const struct elfr *e, uint32_t type, uint64_t vaddr,
 		char *name, size_t len, uint64_t *size);
 
+/*
+ * elfr_mem_read() - a source's read for a file in memory: @ctx is its
+ * first byte (the reader has checked the range against the source's size).
+ */
+int elfr_mem_read(void *ctx, void *buf, size_t len, uint64_t off);
+
 /* elfr_read() - @len bytes at file offset @off, checked against the file. */
 int elfr_read(const struct elfr *e, void *buf, uint64_t len, uint64_t off);
 
-#endif /* _STATICKEYS_TOOLS_ELF_READER_H */
+#endif /* _STATICKEYS_LIB_ELF_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * lib/sort.c, the library's one general sort, on the inputs it is given:
+ * in order already, a few runs in order (a patch queue, one run an
+ * object), and shuffled; each result is checked against the order and
+ * for stability, records of equal address keeping their order.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../../lib/sort.h"
+
+struct rec {
+	uintptr_t addr;
+	size_t seq;	/* where it was before the sort */
+};
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* In order by address, records of one address in their first order. */
+static int sorted_stably(const struct rec *r, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (r[i - 1].addr > r[i].addr ||
+		    (r[i - 1].addr == r[i].addr && r[i - 1].seq > r[i].seq))
+			return 0;
+	return 1;
+}
+
+static int check(const char *what, struct rec *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		r[i].seq = i;
+	return tap_ok(!sk_sort(r, n, sizeof(*r), rec_cmp) &&
+		      sorted_stably(r, n), "%s: %zu records sorted, stably", what, n);
+}
+
+int main(void)
+{
+	enum { N = 5000 };
+	static struct rec r[N];
+	size_t i, runs = 7;
+
+	tap_plan(5);
+	srand(27);
+	for (i = 0; i < N; i++)
+		r[i].addr = 16 * i;
+	check("in order", r, N);
+	/* One run per object, each in address order, objects interleaved. */
+	for (i = 0; i < N; i++)
+		r[i].addr = (i % (N / runs)) * 64 + (i / (N / runs));
+	check("a few runs", r, N);
+	for (i = 0; i < N; i++)
+		r[i].addr = (uintptr_t)rand() % (N / 4);	/* many equal */
+	check("shuffled, with equal addresses", r, N);
+	for (i = 0; i < N; i++)
+		r[i].addr = N - i;
+	check("reversed", r, N);
+	check("one record", r, 1);
+	return tap_exit();
+}
