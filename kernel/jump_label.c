@@ -51,8 +51,6 @@ static __thread int last_error;
 
 SK_EXPORT bool static_key_initialized = true;
 
-void (*sk_test_step_hook)(int step);
-
 void sk_warn(const char *fmt, ...)
 {
 	char buf[512];

@@ -79,6 +79,7 @@ static enum verdict verdicts[POKE_NONE];
 static bool probing;
 static bool write_refused;	/* in this batch: choose again after it */
 
+void (*sk_test_step_hook)(int step);
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
 bool sk_test_write_by_site;
 
