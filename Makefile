@@ -290,8 +290,12 @@ kstack-src	:= $(srctree)/kernel/kstack.c $(srctree)/kernel/entry.c \
 kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 		   $(firstword $(wildcard $(KCONFIG_CONFIG)) $(KCONFIG_DEFAULTS)/config) \
 		   2>/dev/null && echo y)
+# SIGTRAP's handler and the scan of the threads' masks serve the breakpoint
+# protocol of x86 (x86-64 and i386) alone.
+trap-arch	:= $(filter x86 i386,$(BUILDARCH))
 lib-src		:= $(filter-out $(kstack-src) \
-		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
+		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c) \
+		   $(if $(trap-arch),,$(srctree)/kernel/trap.c $(srctree)/kernel/threads.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
 		   $(wildcard $(srctree)/lib/*.c) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
@@ -433,7 +437,8 @@ FORCE:
 inc_dest	= $(DESTDIR)$(INCLUDEDIR)/statickeys
 pub_headers	:= $(wildcard $(srctree)/include/linux/*.h)
 own_headers	:= $(wildcard $(srctree)/include/statickeys/*.h)
-asm_headers	:= $(wildcard $(srctree)/arch/$(SRCARCH)/include/asm/*.h)
+# asm/trap_regs.h is the library's own (kernel/trap.c), not the API's.
+asm_headers	:= $(filter-out %/trap_regs.h,$(wildcard $(srctree)/arch/$(SRCARCH)/include/asm/*.h))
 
 .PHONY: install uninstall
 install: all

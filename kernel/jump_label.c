@@ -42,8 +42,6 @@ static pthread_mutex_t jump_label_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 SK_EXPORT bool static_key_initialized = true;
 
-void (*sk_test_step_hook)(int step);
-
 static void release_mutex(void)
 {
 	sk_lock_owner_drop(NULL);

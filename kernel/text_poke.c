@@ -16,6 +16,7 @@
 #include "text_poke.h"
 #include "../lib/sort.h"
 
+void (*sk_test_step_hook)(int step);
 int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
 bool sk_test_write_by_site;
 
