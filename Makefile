@@ -277,7 +277,7 @@ CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
-# Sites of one aligned 32-bit instruction share kernel/jump_label_insn32.c.
+# Sites of one aligned 32-bit instruction share arch/insn32/insn32.c.
 insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
 # The kstack consumer (kernel/kstack.c, kernel/entry.c, arch/*/entry) is a
 # library of its own on top of the core, libstatickeys-kstack, built where
@@ -290,10 +290,9 @@ kstack-src	:= $(srctree)/kernel/kstack.c $(srctree)/kernel/entry.c \
 kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 		   $(firstword $(wildcard $(KCONFIG_CONFIG)) $(KCONFIG_DEFAULTS)/config) \
 		   2>/dev/null && echo y)
-lib-src		:= $(filter-out $(kstack-src) \
-		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c),\
-		   $(wildcard $(srctree)/kernel/*.c)) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
+lib-src		:= $(filter-out $(kstack-src),$(wildcard $(srctree)/kernel/*.c)) \
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
+		   $(if $(insn32-arch),$(srctree)/arch/insn32/insn32.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)

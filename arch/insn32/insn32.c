@@ -6,7 +6,8 @@
  * code): one aligned store per site, which a concurrent fetch sees whole,
  * old or new, then the arch's instruction-cache synchronisation, then one
  * serializing step for the whole batch.  Built for the architectures the
- * Makefile names (insn32-arch); the encodings are theirs (kernel/insn32.h).
+ * Makefile names (insn32-arch); the encodings are theirs
+ * (arch/insn32/insn32.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
