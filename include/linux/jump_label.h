@@ -76,7 +76,7 @@ struct jump_entry {
 #  include <asm/jump_label.h>
 # endif
 # ifndef HAVE_ARCH_JUMP_LABEL
-#  error "CONFIG_JUMP_LABEL=y but there is no instruction patcher for this architecture: configure with CONFIG_JUMP_LABEL=n (the portable fallback) or add arch/<arch>/include/asm/jump_label.h"
+#  error "CONFIG_JUMP_LABEL=y but there is no instruction patcher for this architecture (statickeys built it as ARCH=generic): build with CONFIG_JUMP_LABEL=n (the portable fallback, the default there), or add a patcher in arch/<arch>/ (Documentation/static-keys.rst, Architecture)"
 # endif
 #endif
 
