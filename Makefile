@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 #
 # statickeys: the kernel's static keys as a C library.  Kernel habits:
-#   make [O=dir] [ARCH=x86|i386|arm64|riscv|arm] [CROSS_COMPILE=...] [CC=musl-gcc]
+#   make [O=dir] [ARCH=x86|i386|arm64|riscv|arm|generic|ppc64le] [CROSS_COMPILE=...] [CC=musl-gcc]
 #        [V=1] [W=1|W=e] [C=1|2]
 #   make defconfig | menuconfig | nconfig | olddefconfig | savedefconfig
 #   make check | bench | run | install [DESTDIR= PREFIX=] | uninstall
@@ -39,8 +39,17 @@ ARCH		?= $(HOSTARCH)
 # Kconfig tells the two apart).  BUILDARCH is the one this build is for.
 SRCARCH		:= $(patsubst x86_64,x86,$(patsubst i386,x86,$(ARCH)))
 BUILDARCH	:= $(patsubst x86_64,x86,$(ARCH))
-ifeq ($(filter x86 i386 arm64 riscv arm,$(BUILDARCH)),)
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86 (or x86_64), i386, arm64, riscv or arm)
+# An ARCH without a patcher in arch/ is built from arch/generic, with the
+# portable fallback (CONFIG_JUMP_LABEL=n): ARCH=generic on this machine, or
+# any other ARCH (ppc64le below) with its cross compiler.
+patcher-arches	:= x86 i386 arm64 riscv arm
+ifeq ($(filter $(patcher-arches),$(BUILDARCH)),)
+SRCARCH		:= generic
+ifneq ($(and $(KCONFIG_FRAGMENT),$(shell grep -sx 'CONFIG_JUMP_LABEL=y' $(KCONFIG_FRAGMENT))),)
+$(error ARCH=$(ARCH) has no instruction patcher: CONFIG_JUMP_LABEL=y cannot be \
+built; use CONFIG_JUMP_LABEL=n (the portable fallback), or add a patcher in \
+arch/<arch>/ (Documentation/static-keys.rst, Architecture))
+endif
 endif
 # Another architecture than the machine's: Debian's cross compiler, and
 # qemu-user to run what it builds, through scripts/qemu-run so that the
@@ -56,6 +65,7 @@ cross_arm64	:= aarch64-linux-gnu
 cross_i386	:= i686-linux-gnu
 cross_riscv	:= riscv64-linux-gnu
 cross_arm	:= arm-linux-gnueabihf
+cross_ppc64le	:= powerpc64le-linux-gnu
 qemu_arm64	:= qemu-aarch64
 ifeq ($(BUILDARCH)-$(HOSTARCH),i386-x86)
 ia32_runs	:= $(shell /usr/$(cross_i386)/lib/ld-linux.so.2 --help >/dev/null 2>&1 && echo y)
@@ -63,8 +73,14 @@ endif
 qemu_i386	:= $(if $(ia32_runs),,qemu-i386)
 qemu_riscv	:= qemu-riscv64
 qemu_arm	:= qemu-arm
-ifneq ($(BUILDARCH),$(HOSTARCH))
+qemu_ppc64le	:= qemu-ppc64le
+ifeq ($(filter generic $(HOSTARCH),$(BUILDARCH)),)
 ifeq ($(strip $(CROSS_COMPILE)),)
+ifeq ($(cross_$(BUILDARCH)),)
+$(error ARCH=$(ARCH): no cross compiler known for it: give CROSS_COMPILE= (and \
+RUNNER= to run what it builds), or build on a machine of that architecture; \
+it is built from arch/generic, without a patcher (CONFIG_JUMP_LABEL=n))
+endif
 CROSS_COMPILE	:= $(cross_$(BUILDARCH))-
 endif
 ifeq ($(strip $(RUNNER)),)
@@ -76,7 +92,8 @@ endif
 # the ARCH its .config names: building another ARCH there would mix the two.
 built_arch	:= $(shell sed -n -e 's/^CONFIG_X86_64=y$$/x86/p' -e 's/^CONFIG_X86_32=y$$/i386/p' \
 		   -e 's/^CONFIG_ARM64=y$$/arm64/p' -e 's/^CONFIG_RISCV=y$$/riscv/p' \
-		   -e 's/^CONFIG_ARM=y$$/arm/p' $(objtree)/.config 2>/dev/null)
+		   -e 's/^CONFIG_ARM=y$$/arm/p' -e 's/^CONFIG_ARCH_GENERIC_NAME="\(.*\)"$$/\1/p' \
+		   $(objtree)/.config 2>/dev/null)
 arch_free_goals	:= clean mrproper help check check-fresh check-nodebian check-package kconfig-defaults \
 		   coccicheck check-cocci check-kernel bench-cocci check-arches
 ifneq ($(filter-out $(BUILDARCH),$(built_arch)),)
@@ -277,7 +294,7 @@ CFLAGS_SK	:= -std=gnu11 -O2 -g -Wall $(WARN_EXTRA) -fno-strict-aliasing \
 CFLAGS_LIB	:= $(CFLAGS_SK) -fPIC -fvisibility=hidden
 
 # ---- the library ----
-# Sites of one aligned 32-bit instruction share kernel/jump_label_insn32.c.
+# Sites of one aligned 32-bit instruction share arch/insn32/insn32.c.
 insn32-arch	:= $(filter arm64 riscv arm,$(BUILDARCH))
 # The kstack consumer (kernel/kstack.c, kernel/entry.c, arch/*/entry) is a
 # library of its own on top of the core, libstatickeys-kstack, built where
@@ -294,11 +311,11 @@ kstack-lib	:= $(shell grep -qx 'CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET=y' \
 # protocol of x86 (x86-64 and i386) alone.
 trap-arch	:= $(filter x86 i386,$(BUILDARCH))
 lib-src		:= $(filter-out $(kstack-src) \
-		   $(if $(insn32-arch),,$(srctree)/kernel/jump_label_insn32.c) \
 		   $(if $(trap-arch),,$(srctree)/kernel/trap.c $(srctree)/kernel/threads.c),\
 		   $(wildcard $(srctree)/kernel/*.c)) \
 		   $(wildcard $(srctree)/lib/*.c) \
-		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c)
+		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
+		   $(if $(insn32-arch),$(srctree)/arch/insn32/insn32.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
@@ -446,7 +463,7 @@ install: all
 		$(DESTDIR)$(LIBDIR)/pkgconfig
 	$(Q)install -m 644 $(pub_headers) $(inc_dest)/linux/
 	$(Q)install -m 644 $(own_headers) $(CONFIG_H) $(inc_dest)/statickeys/
-	$(Q)install -m 644 $(asm_headers) $(inc_dest)/asm/
+	$(Q)$(if $(asm_headers),install -m 644 $(asm_headers) $(inc_dest)/asm/,:)
 	$(Q)install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
@@ -521,7 +538,8 @@ check:
 	$(Q)$(srctree)/scripts/install-deps check
 	$(Q)$(srctree)/scripts/check
 
-# The further architectures (i386, riscv, arm) and musl in full: every
+# The further architectures (i386, riscv, arm; generic and ppc64le, which
+# have no patcher, with CONFIG_JUMP_LABEL=n only) and musl in full: every
 # selftest with CONFIG_JUMP_LABEL=y and =n.  make check runs their core.
 .PHONY: check-arches
 check-arches:
@@ -558,7 +576,7 @@ help:
 	@echo '  check            every test (README: what and how long); ends "N passed, N failed, N skipped"'
 	@echo '  run-selftests    the selftests of this O=/ARCH=/.config only [SELFTESTS_ONLY="dir ..."]'
 	@echo '                   [CHECK_JOBS=n tests at once under prove, default the CPUs; Documentation/testing.rst]'
-	@echo '  check-arches     i386, riscv, arm and musl in full (make check runs their core)'
+	@echo '  check-arches     i386, riscv, arm, generic, ppc64le and musl in full (make check runs their core)'
 	@echo '  check-kernel     the Coccinelle conversion of the whole Linux 6.1 tree (long)'
 	@echo '  check-vm         the selftests on Debian'"'"'s kernels under qemu-system [ARCH=x86|arm64]'
 	@echo '  check-boot       Linux 6.1 as shipped and converted, booted and compared (long)'
@@ -581,7 +599,7 @@ help:
 	@echo '  bench-cocci      whole-tree Coccinelle runs beside plain spatch'
 	@echo '  ro-cost          what read-only keys cost an object, with each linker'
 	@echo '  help             this list'
-	@echo 'Options:           O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm CROSS_COMPILE= CC=musl-gcc'
+	@echo 'Options:           O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm|generic|ppc64le CROSS_COMPILE= CC=musl-gcc'
 	@echo '                   LLVM=1 V=1 W=1|e C=1|2 -s, check SANITIZE=address,undefined|thread'
 	@echo 'What make check leaves to CI (they run when CI=true, as CI systems set it, or by their switch):'
 	@echo '  check-kernel (CHECK_KERNEL=1), check-vm (CHECK_VM=1), check-arches in full (CHECK_MORE_FULL=1)'

@@ -72,66 +72,8 @@ static inline bool jump_entry_is_branch(const struct jump_entry *e)
 	return e->key & JUMP_ENTRY_BRANCH;
 }
 
-/*
- * Arch hooks, defined once per architecture in arch/<arch>/kernel/.  An update
- * queues every site first (each queue call checks the bytes present against
- * the bytes expected), then applies the whole batch with a constant number of
- * serializing steps, or discards it having written nothing.
- *
- * arch_jump_label_transform_queue() - 0 when queued or already in @type;
- *	-EILSEQ when the site holds neither expected instruction, -EBUSY when
- *	it holds a breakpoint over one of them.
- * arch_jump_label_transform_apply() - write the queue and check the result.
- *	0 when every site holds its new instruction; otherwise every site
- *	touched is brought back to its old instruction and the error is
- *	returned: -EIO (a write failed or did not land), -EACCES (code cannot
- *	be written or the threads cannot be serialized here), -ENOMEM; or,
- *	with nothing written, -EBUSY (a thread could not survive the update:
- *	x86, SIGTRAP blocked).  If even
- *	that fails, the sites stay emulated (their key refuses changes) until
- *	arch_jump_label_repair() brings them back.  The queue is empty
- *	afterwards either way.
- * arch_jump_label_transform_discard() - drop the queue unwritten.
- * arch_jump_label_decode() - the state a site is in now, or -EILSEQ/-EBUSY.
- * arch_jump_label_describe() - print a site's bytes for a diagnostic.
- * arch_jump_label_fork_child() - reset per-process state in a fork() child.
- * arch_jump_label_repair() - try again to bring back the sites a failed
- *	batch left emulated (SK_STUCK_REPAIR: before every key change); and
- *	mark those in [@start, @end) that still cannot be brought back as
- *	their object's last (SK_STUCK_ORPHAN: at unregistration), or forget
- *	those a new object now lies over (SK_STUCK_FRESH: at registration).
- */
-__hidden int arch_jump_label_transform_queue(struct jump_entry *entry,
-					     enum jump_label_type type);
-__hidden int arch_jump_label_transform_apply(void);
-__hidden void arch_jump_label_transform_discard(void);
-/* How many sites are queued; drop those queued after the first @n. */
-__hidden size_t arch_jump_label_transform_queued(void);
-__hidden void arch_jump_label_transform_discard_from(size_t n);
-__hidden int arch_jump_label_decode(const struct jump_entry *entry,
-				    enum jump_label_type *type);
-__hidden void arch_jump_label_describe(const struct jump_entry *entry,
-				       char *buf, size_t len);
-__hidden void arch_jump_label_fork_child(void);
-enum sk_stuck_how { SK_STUCK_REPAIR, SK_STUCK_ORPHAN, SK_STUCK_FRESH };
-__hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end,
-				     enum sk_stuck_how how);
-
-/*
- * arch_jump_label_stuck() - whether the site at @addr is one a failed batch
- * left emulated (see arch_jump_label_repair()).  Called locked, by the
- * introspection walk.  An architecture that never leaves a site emulated
- * has no list to look in: the default says no.
- */
-#ifdef HAVE_ARCH_JUMP_LABEL_STUCK
-__hidden bool arch_jump_label_stuck(uintptr_t addr);
-#else
-static inline bool arch_jump_label_stuck(uintptr_t addr)
-{
-	(void)addr;
-	return false;
-}
-#endif
+/* The architecture interface. */
+#include "arch.h"
 
 /*
  * Text poking, the writer (kernel/text_poke*.c and kernel/sync_core.c, whose
@@ -205,7 +147,7 @@ __hidden int sk_text_poke_segment(uintptr_t addr, uintptr_t *start,
 
 /*
  * sk_reserve() - make room for one more element in a growable array: 0, or
- * -ENOMEM with the array unchanged.  Used by the arch patch queues.
+ * -ENOMEM with the array unchanged.
  */
 static inline int sk_reserve(void **arr, size_t *cap, size_t used,
 			     size_t elem)
@@ -220,6 +162,15 @@ static inline int sk_reserve(void **arr, size_t *cap, size_t used,
 		return -ENOMEM;
 	*arr = p;
 	*cap = n;
+	return 0;
+}
+
+/* sk_reserve_n() - room for @n elements in a growable array, as above. */
+static inline int sk_reserve_n(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	while (*cap < n)
+		if (sk_reserve(arr, cap, *cap, elem))
+			return -ENOMEM;
 	return 0;
 }
 

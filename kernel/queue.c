@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * The queue of site changes (kernel/queue.h): the one way the layers above
- * reach the architecture's encoders and the writer.
+ * reach the architecture's encoders and the writer, and the one place the
+ * queued sites are kept.  Each site is checked by the architecture as it
+ * is queued; the architecture sees the queue only when it is applied.
  */
 #include "queue.h"
+
+static struct jump_entry **queue;
+static size_t nr_queued, queue_cap;
 
 int sk_queue_ready(void)
 {
@@ -12,22 +17,36 @@ int sk_queue_ready(void)
 
 int sk_queue_site(struct jump_entry *e, enum jump_label_type type)
 {
+	int err;
+
 	if (jump_entry_is_dead(e))
 		return -EILSEQ;
-	return arch_jump_label_transform_queue(e, type);
+	err = arch_jump_label_check(e, type);
+	if (err)
+		return err > 0 ? 0 : err;
+	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
+		return -ENOMEM;
+	queue[nr_queued++] = e;
+	return 0;
 }
 
 size_t sk_queue_mark(void)
 {
-	return arch_jump_label_transform_queued();
+	return nr_queued;
 }
 
 void sk_queue_drop_from(size_t mark)
 {
-	arch_jump_label_transform_discard_from(mark);
+	if (mark < nr_queued)
+		nr_queued = mark;
 }
 
 int sk_queue_apply(void)
 {
-	return arch_jump_label_transform_apply();
+	size_t n = nr_queued;
+
+	if (!n)
+		return 0;
+	nr_queued = 0;
+	return arch_jump_label_transform_apply(queue, n);
 }

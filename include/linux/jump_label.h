@@ -12,6 +12,7 @@
 #include <statickeys/config.h>
 #include <statickeys/export.h>
 #include <linux/kconfig.h>
+#include <statickeys/sections.h>
 
 #ifndef __cplusplus
 #include <stdbool.h>
@@ -75,7 +76,7 @@ struct jump_entry {
 #  include <asm/jump_label.h>
 # endif
 # ifndef HAVE_ARCH_JUMP_LABEL
-#  error "CONFIG_JUMP_LABEL=y but there is no instruction patcher for this architecture: configure with CONFIG_JUMP_LABEL=n (the portable fallback) or add arch/<arch>/include/asm/jump_label.h"
+#  error "CONFIG_JUMP_LABEL=y but there is no instruction patcher for this architecture (statickeys built it as ARCH=generic): build with CONFIG_JUMP_LABEL=n (the portable fallback, the default there), or add a patcher in arch/<arch>/ (Documentation/static-keys.rst, Architecture)"
 # endif
 #endif
 
@@ -152,14 +153,10 @@ struct static_key_false {
  * cost: one page per translation unit that defines read-only keys.
  *
  * __SK_RO_PAGE is the largest page size a kernel of the architecture may
- * run with (arm64: 4, 16 or 64 KiB).
+ * run with (<statickeys/sections.h>: arm64's may use 4, 16 or 64 KiB).
  */
 #define __SK_RO_SECTION		"__sk_ro_after_init"
-#ifdef __aarch64__
-#define __SK_RO_PAGE		"65536"
-#else
-#define __SK_RO_PAGE		"4096"
-#endif
+#define __SK_RO_PAGE		SK_ARCH_RO_PAGE
 #define __ro_after_init_key	__attribute__((section(__SK_RO_SECTION)))
 #define __sk_ro_key_pages						\
 	__asm__(".pushsection " __SK_RO_SECTION ", \"aw\", %progbits\n\t" \

@@ -8,6 +8,22 @@
 #define _STATICKEYS_SECTIONS_H
 
 /*
+ * What the architecture's code layout asks, from its <asm/sk_arch.h>;
+ * an architecture without one (any built as ARCH=generic) takes these:
+ * SK_ARCH_RO_PAGE, the largest page size its kernels may run with;
+ * SK_ARCH_REL, set where relocations keep their addends in the code
+ * (REL, not RELA: i386, arm).
+ */
+#if defined(__has_include)
+# if __has_include(<asm/sk_arch.h>)
+#  include <asm/sk_arch.h>
+# endif
+#endif
+#ifndef SK_ARCH_RO_PAGE
+#define SK_ARCH_RO_PAGE		"4096"
+#endif
+
+/*
  * Nothing in an object refers to its tables but its constructor, through
  * the __start_/__stop_ symbols of the section, and lld 13 and later do not
  * count such references with --gc-sections (-z start-stop-gc): the tables
@@ -65,7 +81,7 @@
  * in which one site still has two keys (kernel/object.c,
  * check_shared_sites()).
  */
-#if defined(__i386__) || defined(__arm__)
+#ifdef SK_ARCH_REL
 /*
  * i386 and arm keep addends in the code (REL, not RELA): a relocation
  * against the entry's label would become one against the section symbol of

@@ -23,7 +23,7 @@ fn() {	# the disassembly of function $2 in object $1, with its relocations
 		awk -v f="<$2>:" '$2 == f { on = 1; next } on && /^[0-9a-f]+ <[^.]/ { exit } on'
 }
 # GCC keeps store_sites() apart; clang may inline it into the apply step.
-o=$objtree/kernel/jump_label_insn32.o
+o=$objtree/arch/insn32/insn32.o
 stores="$(fn "$o" store_sites)
 $(fn "$o" arch_jump_label_transform_apply)"
 tap_ok $(echo "$stores" | grep -q '[a-z]'; echo $?) "the store loop disassembled"

@@ -6,6 +6,7 @@
  */
 #include <linux/jump_label.h>
 #include <statickeys/statickeys.h>
+#include "../lib/arch.h"
 
 static DEFINE_STATIC_KEY_FALSE(twin_key);
 
@@ -31,7 +32,7 @@ __attribute__((noinline)) int twin_site(void)
  * emulates traps (sk_trap_emulations); test_twins calls
  * twin_set_trapping() there alone.
  */
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef SK_TEST_X86
 extern __attribute__((visibility("hidden"))) void (*sk_test_step_hook)(int step);
 extern __attribute__((visibility("hidden"))) unsigned long sk_trap_emulations;
 

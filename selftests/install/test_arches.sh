@@ -18,7 +18,7 @@ sk_make() {
 }
 
 arches="x86:X86_64 i386:X86_32 arm64:ARM64 riscv:RISCV arm:ARM"
-tap_plan $((3 * 5 + 3))
+tap_plan $((3 * 5 + 3 + 2 * 2 + 1))
 
 for a in $arches; do
 	arch=${a%%:*} sym=${a#*:} o=$tmp/$arch
@@ -40,6 +40,28 @@ for a in $arches; do
 	esac
 done
 
+# Without a patcher: arch/generic, the portable fallback, and a request for
+# patching stops make with what to do.
+for arch in generic ppc64le; do
+	o=$tmp/$arch
+	sk_make -s O="$o" ARCH="$arch" defconfig > "$tmp/$arch.log" 2>&1
+	rc=$?
+	tap_diag < "$tmp/$arch.log"
+	tap_ok $([ $rc -eq 0 ] && grep -qx 'CONFIG_ARCH_GENERIC=y' "$o/.config" &&
+		grep -qx "CONFIG_ARCH_GENERIC_NAME=\"$arch\"" "$o/.config" &&
+		! grep -q '^CONFIG_\(X86_32\|X86_64\|ARM64\|RISCV\|ARM\)=y' "$o/.config"
+		echo $?) "make ARCH=$arch defconfig: arch/generic, named $arch"
+	tap_ok $(! grep -q '^CONFIG_JUMP_LABEL=y' "$o/.config"; echo $?) \
+		"ARCH=$arch: CONFIG_JUMP_LABEL is not offered (no patcher)"
+done
+echo CONFIG_JUMP_LABEL=y > "$tmp/jl.fragment"
+sk_make -s O="$tmp/generic-jl" ARCH=generic KCONFIG_FRAGMENT="$tmp/jl.fragment" \
+	lib > "$tmp/jl.log" 2>&1
+rc=$?
+tap_diag < "$tmp/jl.log"
+tap_ok $([ $rc -ne 0 ] && grep -q 'no instruction patcher: CONFIG_JUMP_LABEL=y cannot be built' "$tmp/jl.log"
+	echo $?) "ARCH=generic with CONFIG_JUMP_LABEL=y stops and says what to do"
+
 # An i386 directory is not an x86-64 one, although both are arch/x86.
 sk_make O="$tmp/i386" ARCH=x86 lib > "$tmp/switch.log" 2>&1
 rc=$?
@@ -50,12 +72,12 @@ tap_ok $([ $rc -ne 0 ] && grep -q 'holds an ARCH=i386 build' "$tmp/switch.log"; 
 # Each cross build's selftests ask for its own packages (the library alone
 # asks nothing: it needs only the cross compiler).
 ok=0
-for arch in i386 riscv arm; do
+for arch in i386 riscv arm ppc64le; do
 	sk_make -n O="$tmp/deps-$arch" ARCH="$arch" INSTALL_DEPS='echo install-deps' selftests \
 		> "$tmp/deps.log" 2>&1
 	grep -q "^echo install-deps build  *$arch\b" "$tmp/deps.log" || { ok=1; tap_diag < "$tmp/deps.log"; }
 done
-tap_ok $ok "make ARCH=i386|riscv|arm selftests asks install-deps for the build and that architecture's group"
+tap_ok $ok "make ARCH=i386|riscv|arm|ppc64le selftests asks install-deps for the build and that architecture's group"
 
 # The installed Cflags carry what sites need on arm.
 sk_make -s O="$tmp/arm" ARCH=arm "$tmp/arm/statickeys.pc" > "$tmp/pc.log" 2>&1

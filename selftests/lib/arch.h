@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * What the selftests must know of the architecture they run on: whether
- * sites follow the x86 breakpoint protocol, the seccomp audit arch, and a
+ * sites follow the x86 breakpoint protocol (not on x86 built as
+ * ARCH=generic, without a patcher), the seccomp audit arch, and a
  * harmless instruction of a site's size that is neither of its two forms.
  */
 #ifndef _SELFTESTS_ARCH_H
@@ -10,7 +11,7 @@
 #include <linux/audit.h>
 #include <sys/syscall.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(CONFIG_ARCH_GENERIC)
 /* Sites change through INT3 and the library's SIGTRAP handler. */
 #define SK_TEST_X86		1
 #endif
@@ -25,6 +26,8 @@
 #define SK_TEST_AUDIT_ARCH	AUDIT_ARCH_RISCV64
 #elif defined(__arm__)
 #define SK_TEST_AUDIT_ARCH	AUDIT_ARCH_ARM
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SK_TEST_AUDIT_ARCH	AUDIT_ARCH_PPC64LE	/* ARCH=ppc64le, generic */
 #endif
 
 /* open(), where the architecture still has it (arm64, riscv: openat only). */

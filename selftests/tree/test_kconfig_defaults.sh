@@ -9,7 +9,7 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 committed=$srctree/scripts/kconfig-defaults
-arches="x86 i386 arm64 riscv arm"
+arches="x86 i386 arm64 riscv arm generic ppc64le"
 
 tap_plan 6
 if ! command -v "${KCONFIG_CONF:-kconfig-conf}" > /dev/null; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * 32-bit Arm site encodings, ARM and Thumb-2, and the cacheflush system
- * call; the one-store protocol is kernel/jump_label_insn32.c.
+ * call; the one-store protocol is arch/insn32/insn32.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include <asm/jump_label.h>
-#include "../../../kernel/insn32.h"
+#include "../../insn32/insn32.h"
 
 #define ARM_NOP			0xe320f000U	/* nop (hint), condition AL */
 #define ARM_B			0xea000000U	/* b, condition AL */

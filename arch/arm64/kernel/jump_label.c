@@ -2,13 +2,13 @@
 /*
  * arm64 site encodings (NOP and B) and cache maintenance: NOP <-> B is one
  * aligned 32-bit store, which a thread fetching the site concurrently sees
- * whole, old or new; the one-store protocol is kernel/jump_label_insn32.c.
+ * whole, old or new; the one-store protocol is arch/insn32/insn32.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
 #include <asm/jump_label.h>
-#include "../../../kernel/insn32.h"
+#include "../../insn32/insn32.h"
 
 #ifdef __CHECKER__
 /* sparse does not know this GCC builtin. */

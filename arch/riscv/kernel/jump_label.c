@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * riscv64 site encodings (NOP and JAL x0) and instruction-cache
- * synchronisation; the one-store protocol is kernel/jump_label_insn32.c.
+ * synchronisation; the one-store protocol is arch/insn32/insn32.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include <asm/jump_label.h>
-#include "../../../kernel/insn32.h"
+#include "../../insn32/insn32.h"
 
 #define RISCV_NOP		0x00000013U	/* addi x0, x0, 0 */
 #define RISCV_JAL_X0		0x0000006fU	/* jal x0, 0 */

@@ -65,44 +65,44 @@ void arch_jump_label_describe(const struct jump_entry *entry, char *buf,
 		 p[3], p[4]);
 }
 
-int arch_jump_label_transform_queue(struct jump_entry *entry,
-				    enum jump_label_type type)
+int arch_jump_label_check(const struct jump_entry *entry,
+			  enum jump_label_type type)
+{
+	enum jump_label_type now;
+	int err = arch_jump_label_decode(entry, &now);
+
+	return err ? err : now == type;
+}
+
+static int apply_queue(void);
+
+/*
+ * The sites to write become the records the steps and the trap handler
+ * read (queue[]: sk_text_poke_begin() and the stuck list take its layout),
+ * each to take the instruction it does not hold.
+ */
+int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 {
 	enum jump_label_type now;
 	struct x86_site *s;
-	int err = arch_jump_label_decode(entry, &now);
 
-	if (err)
-		return err;
-	if (now == type)
-		return 0;
-	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
+	if (sk_reserve_n((void **)&queue, &queue_cap, n, sizeof(*queue)))
 		return -ENOMEM;
-	s = &queue[nr_queued++];
-	s->addr = jump_entry_code(entry);
-	s->target = jump_entry_target(entry);
-	s->jump = type == JUMP_LABEL_JMP;
-	s->done = 0;
-	s->orphan = false;
-	memcpy(s->old, (const void *)s->addr, sizeof(s->old));
-	make_insn(s->insn, type, s->addr, s->target);
-	return 0;
-}
-
-void arch_jump_label_transform_discard(void)
-{
-	nr_queued = 0;
-}
-
-size_t arch_jump_label_transform_queued(void)
-{
-	return nr_queued;
-}
-
-void arch_jump_label_transform_discard_from(size_t n)
-{
-	if (n < nr_queued)
-		nr_queued = n;
+	for (nr_queued = 0; nr_queued < n; nr_queued++) {
+		s = &queue[nr_queued];
+		if (arch_jump_label_decode(vec[nr_queued], &now)) {
+			nr_queued = 0;	/* checked when queued: cannot be */
+			return -EILSEQ;
+		}
+		s->addr = jump_entry_code(vec[nr_queued]);
+		s->target = jump_entry_target(vec[nr_queued]);
+		s->jump = now == JUMP_LABEL_NOP;
+		s->done = 0;
+		s->orphan = false;
+		memcpy(s->old, (const void *)s->addr, sizeof(s->old));
+		make_insn(s->insn, !now, s->addr, s->target);
+	}
+	return apply_queue();
 }
 
 /*
@@ -145,7 +145,7 @@ static void withdraw(void)
 	sk_bp_withdraw();
 }
 
-int arch_jump_label_transform_apply(void)
+static int apply_queue(void)
 {
 	int err;
 

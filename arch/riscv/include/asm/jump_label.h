@@ -14,7 +14,6 @@
 #include <statickeys/sections.h>
 
 #define HAVE_ARCH_JUMP_LABEL		1
-#define HAVE_JUMP_LABEL_BATCH		1
 #define JUMP_LABEL_NOP_SIZE		4
 
 /*

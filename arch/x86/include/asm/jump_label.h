@@ -26,7 +26,6 @@
 #include <statickeys/sections.h>
 
 #define HAVE_ARCH_JUMP_LABEL		1
-#define HAVE_JUMP_LABEL_BATCH		1
 #define HAVE_ARCH_JUMP_LABEL_STUCK	1	/* failed batches stay emulated */
 #define JUMP_LABEL_NOP_SIZE		5
 

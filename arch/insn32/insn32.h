@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * Architectures whose site is one aligned 32-bit instruction (arm64, riscv,
- * arm): kernel/jump_label_insn32.c implements the arch hooks of
- * kernel/internal.h for them, and each defines the two functions below in
+ * arm): arch/insn32/insn32.c implements the arch hooks of kernel/arch.h
+ * for them, and each defines the two functions below in
  * arch/<arch>/kernel/jump_label.c.
  */
-#ifndef _KERNEL_INSN32_H
-#define _KERNEL_INSN32_H
+#ifndef _ARCH_INSN32_H
+#define _ARCH_INSN32_H
 
-#include "internal.h"
+#include "../../kernel/internal.h"
 
 /*
  * arch_insn32_make() - the instruction a site at @code holds in state @type
@@ -21,4 +21,4 @@ __hidden int arch_insn32_make(uint32_t *insn, enum jump_label_type type,
 			      uintptr_t code, uintptr_t target);
 __hidden int arch_insn32_sync_icache(uintptr_t start, uintptr_t end);
 
-#endif /* _KERNEL_INSN32_H */
+#endif /* _ARCH_INSN32_H */

@@ -6,7 +6,8 @@
  * code): one aligned store per site, which a concurrent fetch sees whole,
  * old or new, then the arch's instruction-cache synchronisation, then one
  * serializing step for the whole batch.  Built for the architectures the
- * Makefile names (insn32-arch); the encodings are theirs (kernel/insn32.h).
+ * Makefile names (insn32-arch); the encodings are theirs
+ * (arch/insn32/insn32.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,9 +21,6 @@ struct insn32_site {
 	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
 	uint32_t old, insn;
 };
-
-static struct insn32_site *queue;
-static size_t nr_queued, queue_cap;
 
 static uint32_t site_word(uintptr_t code)
 {
@@ -59,53 +57,39 @@ void arch_jump_label_describe(const struct jump_entry *entry, char *buf,
 		 code & 3 ? " at an address not 4-aligned" : "");
 }
 
-int arch_jump_label_transform_queue(struct jump_entry *entry,
-				    enum jump_label_type type)
+int arch_jump_label_check(const struct jump_entry *entry,
+			  enum jump_label_type type)
 {
 	enum jump_label_type now;
-	struct insn32_site *s;
-	uint32_t insn;
 
 	if (arch_jump_label_decode(entry, &now))
 		return -EILSEQ;
-	if (now == type)
-		return 0;
-	if (arch_insn32_make(&insn, type, jump_entry_code(entry),
-			     jump_entry_target(entry)))
-		return -EILSEQ;
-	if (sk_reserve((void **)&queue, &queue_cap, nr_queued, sizeof(*queue)))
+	return now == type;
+}
+
+/* The records of the sites being written: each site's words, old and new. */
+static struct insn32_site *sites;
+static size_t sites_cap;
+
+static int make_sites(struct jump_entry **vec, size_t n)
+{
+	enum jump_label_type now;
+	size_t i;
+
+	if (sk_reserve_n((void **)&sites, &sites_cap, n, sizeof(*sites)))
 		return -ENOMEM;
-	s = &queue[nr_queued++];
-	s->addr = jump_entry_code(entry);
-	s->old = site_word(s->addr);
-	s->insn = insn;
+	for (i = 0; i < n; i++) {
+		struct insn32_site *s = &sites[i];
+		uintptr_t code = jump_entry_code(vec[i]);
+
+		if (arch_jump_label_decode(vec[i], &now) ||
+		    arch_insn32_make(&s->insn, !now, code,
+				     jump_entry_target(vec[i])))
+			return -EILSEQ;	/* checked when queued: cannot be */
+		s->addr = code;
+		s->old = site_word(code);
+	}
 	return 0;
-}
-
-void arch_jump_label_fork_child(void)
-{
-}
-
-/* Every store leaves a whole instruction: no site is ever left emulated. */
-void arch_jump_label_repair(uintptr_t start, uintptr_t end,
-			    enum sk_stuck_how how)
-{
-}
-
-void arch_jump_label_transform_discard(void)
-{
-	nr_queued = 0;
-}
-
-size_t arch_jump_label_transform_queued(void)
-{
-	return nr_queued;
-}
-
-void arch_jump_label_transform_discard_from(size_t n)
-{
-	if (n < nr_queued)
-		nr_queued = n;
 }
 
 /*
@@ -119,12 +103,12 @@ static size_t store_sites(size_t n, bool undo, int *err)
 
 	*err = 0;
 	for (i = 0; i < n; i++) {
-		const uint32_t *insn = undo ? &queue[i].old : &queue[i].insn;
+		const uint32_t *insn = undo ? &sites[i].old : &sites[i].insn;
 
-		*err = sk_text_poke(queue[i].addr, insn, 4);
+		*err = sk_text_poke(sites[i].addr, insn, 4);
 		if (!*err)
-			*err = arch_insn32_sync_icache(queue[i].addr,
-						       queue[i].addr + 4);
+			*err = arch_insn32_sync_icache(sites[i].addr,
+						       sites[i].addr + 4);
 		if (*err)
 			break;
 	}
@@ -138,21 +122,21 @@ static size_t store_sites(size_t n, bool undo, int *err)
  * returned; a site that cannot be put back keeps a valid instruction (the
  * new one), and is said so.
  */
-int arch_jump_label_transform_apply(void)
+int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 {
 	size_t done, undone, landed;
 	char cause[256];
 	int err, err2;
 
-	if (!nr_queued)
+	if (!n)
 		return 0;
-	err = sk_text_poke_begin(queue, nr_queued, sizeof(*queue),
-				 JUMP_LABEL_NOP_SIZE);
-	if (err) {
-		nr_queued = 0;
+	err = make_sites(vec, n);
+	if (!err)
+		err = sk_text_poke_begin(sites, n, sizeof(*sites),
+					 JUMP_LABEL_NOP_SIZE);
+	if (err)
 		return err;
-	}
-	done = store_sites(nr_queued, false, &err);
+	done = store_sites(n, false, &err);
 	if (!err)
 		err = sk_sync_core();
 	if (!err && sk_test_step_hook)
@@ -164,7 +148,7 @@ int arch_jump_label_transform_apply(void)
 		undone = store_sites(done, true, &err2);
 		sk_sync_core();
 		if (!sk_text_poke_probing())
-			sk_warn("writing %zu sites failed (%s): %s", nr_queued,
+			sk_warn("writing %zu sites failed (%s): %s", n,
 				cause, undone != done ?
 				"some sites keep the new instruction, key unchanged" :
 				landed ? "every site is back to its old instruction, key unchanged" :
@@ -172,7 +156,6 @@ int arch_jump_label_transform_apply(void)
 	}
 	sk_text_poke_end();
 	if (!err)
-		sk_count_sites_written(nr_queued);
-	nr_queued = 0;
+		sk_count_sites_written(n);
 	return err;
 }
