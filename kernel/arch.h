@@ -32,7 +32,10 @@
  *	those a new object now lies over (SK_STUCK_FRESH: at registration).
  * arch_jump_label_stuck() - whether the site at @addr is one a failed batch
  *	left emulated.  Called locked, by the introspection walk.
- * arch_jump_label_fork_child() - reset per-process state in a fork() child.
+ *
+ * State an architecture must reset in a fork() child it resets itself, with
+ * its own entry in lib/lifecycle.h at level SK_LC_ARCH (x86:
+ * arch/x86/kernel/text_poke_bp.c): nothing above calls it by name.
  *
  * An architecture without a patcher (any the Makefile builds as
  * ARCH=generic, with CONFIG_JUMP_LABEL=n) has no sites to write:
@@ -63,7 +66,6 @@ enum sk_stuck_how { SK_STUCK_REPAIR, SK_STUCK_ORPHAN, SK_STUCK_FRESH };
 __hidden void arch_jump_label_repair(uintptr_t start, uintptr_t end,
 				     enum sk_stuck_how how);
 __hidden bool arch_jump_label_stuck(uintptr_t addr);
-__hidden void arch_jump_label_fork_child(void);
 #else
 /* Every store leaves a whole instruction: no site is ever left emulated. */
 static inline void arch_jump_label_repair(uintptr_t start, uintptr_t end,
@@ -78,10 +80,6 @@ static inline bool arch_jump_label_stuck(uintptr_t addr)
 {
 	(void)addr;
 	return false;
-}
-
-static inline void arch_jump_label_fork_child(void)
-{
 }
 #endif
 

@@ -154,15 +154,6 @@ static void fork_release(void)
 
 SK_LIFECYCLE(core, SK_LC_CORE, fork_prepare, fork_release, fork_release);
 
-/*
- * The arch patcher's entry belongs next to its handler, in
- * arch/<arch>/kernel/; until it is there, it is placed here.  Not in a file
- * of its own: nothing would reference it, and a program linked with
- * libstatickeys.a would be linked without it (selftests/hardening/
- * test_lifecycle links so).  It runs in the child only.
- */
-SK_LIFECYCLE(arch, SK_LC_ARCH, NULL, NULL, arch_jump_label_fork_child);
-
 static void __attribute__((constructor(101))) jump_label_setup(void)
 {
 	sk_lifecycle_init();

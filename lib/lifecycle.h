@@ -22,7 +22,7 @@
  * and have exit handlers only; the exit phase runs SK_LC_INTROSPECT first.
  */
 enum sk_lifecycle_level {
-	SK_LC_WRITER,	/* the write method's descriptors (kernel/text_poke.c) */
+	SK_LC_WRITER,	/* the write method's descriptors (kernel/text_poke_procmem.c) */
 	SK_LC_ARCH,	/* the arch patcher's per-process state */
 	SK_LC_DEFERRED,	/* the deferred-work lock (jump_label_ratelimit.c) */
 	SK_LC_PARAMS,	/* sk_params_lock (kernel/params.c) */

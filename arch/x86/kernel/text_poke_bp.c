@@ -13,6 +13,7 @@
 #include <asm/trap_regs.h>
 #include "../../../kernel/trap.h"
 #include "text_poke_bp.h"
+#include "../../../lib/lifecycle.h"
 
 /*
  * @handlers counts handler runs in progress, so that a batch is reused or
@@ -26,10 +27,11 @@ static unsigned long batch_gen;	/* odd while a batch is live */
 unsigned long sk_trap_emulations;
 
 /* A fork() child has none of the threads that were in the handler. */
-void arch_jump_label_fork_child(void)
+static void fork_child(void)
 {
 	__atomic_store_n(&handlers, 0, __ATOMIC_RELAXED);
 }
+SK_LIFECYCLE(x86_bp, SK_LC_ARCH, NULL, NULL, fork_child);
 
 struct x86_site *sk_bp_find_site(const struct x86_batch *b, uintptr_t a)
 {
