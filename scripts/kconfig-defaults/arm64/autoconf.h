@@ -6,6 +6,7 @@
  * statickeys configuration
  *
  */
+#define CONFIG_DYNAMIC_DEBUG 1
 #define CONFIG_HAVE_ARCH_JUMP_LABEL 1
 #define CONFIG_HAVE_ARCH_RANDOMIZE_KSTACK_OFFSET 1
 #define CONFIG_JUMP_LABEL 1

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * Dynamic debug inside the library: a query, parsed once by
+ * kernel/dynamic_debug_query.c, matched and applied by kernel/dynamic_debug.c.
+ */
+#ifndef _SK_DDEBUG_H
+#define _SK_DDEBUG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct _ddebug;
+
+/* One query: what it selects (NULL: anything) and what it does to flags. */
+struct ddebug_query {
+	const char *filename;
+	const char *module;
+	const char *function;
+	const char *format;
+	bool format_anchored;		/* "format ^text": at the start only */
+	unsigned int first_lineno, last_lineno;	/* 0, 0: any line */
+	unsigned int flags;		/* new = (old & mask) | flags */
+	unsigned int mask;
+};
+
+/* The queries of one call, in order, and the text they point into. */
+struct ddebug_queries {
+	size_t nr;
+	struct ddebug_query *q;
+	char *text;
+};
+
+int ddebug_parse_queries(const char *text, const char *modname,
+			 struct ddebug_queries *out);
+void ddebug_free_queries(struct ddebug_queries *qs);
+bool ddebug_query_matches(const struct ddebug_query *q,
+			  const struct _ddebug *dp);
+
+#endif /* _SK_DDEBUG_H */

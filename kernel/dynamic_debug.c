@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * Dynamic debug: the tables of pr_debug() sites every object hands over
+ * from its constructor (<linux/dynamic_debug.h>), the queries that switch
+ * them, each call in one batch of key changes, the boot parameters
+ * dyndbg= and <object>.dyndbg=, and the kernel's output prefixes.
+ *
+ * Every query that ran is kept, in order: an object that registers later
+ * (dlopen()) gets them all replayed on its own sites, so that it ends in
+ * the state it would have if it had been there from the start.
+ */
+#ifdef CONFIG_DYNAMIC_DEBUG
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The library has no sites of its own: no table to register. */
+#define __SK_DYNDBG_NO_TABLE
+#include <linux/dynamic_debug.h>
+#include <linux/init.h>
+#include <linux/jump_label.h>
+#include <statickeys/batch.h>
+#include "ddebug.h"
+
+struct ddebug_table {
+	struct ddebug_table *next;
+	struct _ddebug *start, *stop;
+	int refs;			/* one per translation unit's constructor */
+	char modname[];
+};
+
+/* Every query run so far, oldest first. */
+struct ddebug_log {
+	struct ddebug_log *next;
+	struct ddebug_queries qs;
+};
+
+static pthread_mutex_t ddebug_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ddebug_table *ddebug_tables;
+static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
+
+/* Apply @q to the sites of @t.  Return: how many matched. */
+static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t)
+{
+	struct _ddebug *dp;
+	int found = 0;
+
+	for (dp = t->start; dp < t->stop; dp++) {
+		unsigned int newflags;
+
+		if (!ddebug_query_matches(q, dp))
+			continue;
+		found++;
+		newflags = (dp->flags & q->mask) | q->flags;
+		if (newflags == dp->flags)
+			continue;
+		/* Only p moves the key; the other flags shape the output. */
+		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT) {
+			if (newflags & _DPRINTK_FLAGS_PRINT)
+				static_key_enable(&dp->key.dd_key_true.key);
+			else
+				static_key_disable(&dp->key.dd_key_true.key);
+		}
+		dp->flags = newflags;
+	}
+	return found;
+}
+
+static int ddebug_apply_all(const struct ddebug_queries *qs,
+			    struct ddebug_table *only)
+{
+	struct ddebug_table *t;
+	int found = 0;
+	size_t i;
+
+	for (i = 0; i < qs->nr; i++)
+		for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
+			found += ddebug_apply(&qs->q[i], t);
+	return found;
+}
+
+static int ddebug_exec(const char *query, const char *modname)
+{
+	struct ddebug_log *log = calloc(1, sizeof(*log));
+	int found, ret;
+
+	if (!log)
+		return -ENOMEM;
+	ret = ddebug_parse_queries(query, modname, &log->qs);
+	if (ret) {
+		free(log);
+		return ret;
+	}
+	pthread_mutex_lock(&ddebug_lock);
+	statickeys_batch_begin();
+	found = ddebug_apply_all(&log->qs, NULL);
+	ret = statickeys_batch_commit();
+	*ddebug_log_tail = log;
+	ddebug_log_tail = &log->next;
+	pthread_mutex_unlock(&ddebug_lock);
+	return ret < 0 ? ret : found;
+}
+
+SK_EXPORT int ddebug_exec_queries(char *query, const char *modname)
+{
+	if (!query)
+		return -EINVAL;
+	return ddebug_exec(query, modname);
+}
+
+SK_EXPORT int dynamic_debug_exec_queries(const char *query, const char *modname)
+{
+	if (!query)
+		return -EINVAL;
+	return ddebug_exec(query, modname);
+}
+
+/*
+ * The object's name, as "module" matches it: the file name of the object
+ * that holds @addr up to its first '.', so libfoo.so.1 is "libfoo"; the
+ * program's own short name when the loader has no file name for it.
+ */
+static void ddebug_object_name(const void *addr, char *buf, size_t size)
+{
+	const char *name = NULL, *slash;
+	Dl_info info;
+
+	if (dladdr(addr, &info) && info.dli_fname && *info.dli_fname)
+		name = info.dli_fname;
+	if (!name)
+		name = program_invocation_name;
+	slash = strrchr(name, '/');
+	if (slash)
+		name = slash + 1;
+	snprintf(buf, size, "%.*s", (int)strcspn(name, "."), name);
+}
+
+SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
+					   struct _ddebug *stop,
+					   const void *handle)
+{
+	struct ddebug_table *t;
+	struct ddebug_log *log;
+	struct _ddebug *dp;
+	char name[256];
+
+	pthread_mutex_lock(&ddebug_lock);
+	for (t = ddebug_tables; t; t = t->next) {
+		if (t->start == start) {
+			t->refs++;
+			goto out;
+		}
+	}
+	ddebug_object_name(handle ? handle : start, name, sizeof(name));
+	t = calloc(1, sizeof(*t) + strlen(name) + 1);
+	if (!t) {
+		fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
+			name);
+		goto out;
+	}
+	strcpy(t->modname, name);
+	t->start = start;
+	t->stop = stop;
+	t->refs = 1;
+	for (dp = start; dp < stop; dp++)
+		if (!dp->modname)
+			dp->modname = t->modname;
+	if (ddebug_log_head) {
+		statickeys_batch_begin();
+		for (log = ddebug_log_head; log; log = log->next)
+			ddebug_apply_all(&log->qs, t);
+		statickeys_batch_commit();
+	}
+	t->next = ddebug_tables;
+	ddebug_tables = t;
+out:
+	pthread_mutex_unlock(&ddebug_lock);
+}
+
+SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
+{
+	struct ddebug_table **pt, *t;
+
+	pthread_mutex_lock(&ddebug_lock);
+	for (pt = &ddebug_tables; (t = *pt); pt = &t->next) {
+		if (t->start != start)
+			continue;
+		if (!--t->refs) {
+			*pt = t->next;
+			free(t);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&ddebug_lock);
+}
+
+/*
+ * The kernel's prefix: "[tid] " with t, then "module:", "function:" and
+ * "line:" with m, f and l, and one space after the last of these.
+ */
+static void ddebug_prefix(const struct _ddebug *dp, FILE *f)
+{
+	bool any = false;
+
+	if (dp->flags & _DPRINTK_FLAGS_INCL_TID)
+		fprintf(f, "[%ld] ", (long)syscall(SYS_gettid));
+	if (dp->flags & _DPRINTK_FLAGS_INCL_MODNAME) {
+		fprintf(f, "%s:", dp->modname ? dp->modname : "");
+		any = true;
+	}
+	if (dp->flags & _DPRINTK_FLAGS_INCL_FUNCNAME) {
+		fprintf(f, "%s:", dp->function);
+		any = true;
+	}
+	if (dp->flags & _DPRINTK_FLAGS_INCL_LINENO) {
+		fprintf(f, "%u:", dp->lineno);
+		any = true;
+	}
+	if (any)
+		fputc(' ', f);
+}
+
+SK_EXPORT void __dynamic_pr_debug(struct _ddebug *descriptor,
+				  const char *fmt, ...)
+{
+	va_list ap;
+
+	flockfile(stderr);
+	ddebug_prefix(descriptor, stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	funlockfile(stderr);
+}
+
+/*
+ * "dyndbg=QUERY" for every object, "NAME.dyndbg=QUERY" for the object
+ * NAME (a bare "NAME.dyndbg" is "+p"), as the kernel's command line has
+ * them.  One handler sees every word: __setup() matches by prefix and
+ * an object's name comes first.
+ */
+static int __init ddebug_setup(char *word)
+{
+	static const char param[] = "dyndbg";
+	char *eq = strchr(word, '='), *dot, *val;
+	size_t len = eq ? (size_t)(eq - word) : strlen(word);
+	char *modname = NULL;
+
+	if (len < sizeof(param) - 1 ||
+	    strncmp(word + len - (sizeof(param) - 1), param, sizeof(param) - 1))
+		return 0;
+	dot = word + len - (sizeof(param) - 1);
+	if (dot != word) {
+		if (dot[-1] != '.' || dot - 1 == word)
+			return 0;
+		modname = strndup(word, (size_t)(dot - 1 - word));
+		if (!modname)
+			return 1;
+	}
+	val = eq ? eq + 1 : (char *)"+p";
+	if (!modname && !eq)
+		val = (char *)"";
+	if (ddebug_exec(val, modname) < 0)
+		fprintf(stderr, "dyndbg: \"%s\" not applied\n", word);
+	free(modname);
+	return 1;
+}
+__setup("", ddebug_setup);
+
+#endif /* CONFIG_DYNAMIC_DEBUG */
