@@ -6,5 +6,6 @@
  * statickeys configuration
  *
  */
+#define CONFIG_DYNAMIC_DEBUG 1
 #define CONFIG_ARCH_GENERIC_NAME "ppc64le"
 #define CONFIG_ARCH_GENERIC 1
