@@ -2,9 +2,10 @@
 /*
  * The fork() and exit handlers of every layer (lib/lifecycle.c) in a
  * program linked with libstatickeys.a and --gc-sections: each level has its
- * entry in the
- * "sk_lifecycle" section, none was left behind by the static link or
- * collected by the linker, and a child forked while another thread changes
+ * entry in the "sk_lifecycle" section (the arch level on x86 only, whose
+ * breakpoint patcher has per-process state; no other architecture
+ * registers one), none was left behind by the static link or collected by
+ * the linker, and a child forked while another thread changes
  * keys can change keys itself.
  */
 #define _GNU_SOURCE
@@ -31,6 +32,16 @@ DEFINE_STATIC_KEY_FALSE(k_busy);
 DEFINE_STATIC_KEY_FALSE(k_child);
 
 static volatile bool stop;
+
+/* Entries expected at @level in this configuration. */
+static int want(int level)
+{
+#if defined(CONFIG_X86_64) || defined(CONFIG_X86_32)
+	return 1;
+#else
+	return level == SK_LC_ARCH ? 0 : 1;
+#endif
+}
 
 static void *toggler(void *arg)
 {
@@ -64,8 +75,8 @@ int main(void)
 		if ((unsigned int)e->level < SK_LC_NR)
 			seen[e->level]++;
 	for (i = 0; i < SK_LC_NR; i++)
-		tap_ok(seen[i] == 1, "one entry at level %s (found %d)",
-		       level_names[i], seen[i]);
+		tap_ok(seen[i] == want(i), "%s entry at level %s (found %d)",
+		       want(i) ? "one" : "no", level_names[i], seen[i]);
 
 	pthread_create(&t, NULL, toggler, NULL);
 	for (i = 0; i < 50; i++) {
