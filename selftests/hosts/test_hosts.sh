@@ -58,9 +58,18 @@ else
 	fi
 fi
 
+# Python loads plugins of its own ELF class only: an i386 build run natively
+# on x86-64 has none to load them.
+py_class() {
+	$READELF -h "$(python3 -c 'import sys, os; print(os.path.realpath(sys.executable))')" 2>/dev/null |
+		sed -n 's/^ *Class: *//p'
+}
+so_class() {
+	$READELF -h "$dir/libhost_shared.so" 2>/dev/null | sed -n 's/^ *Class: *//p'
+}
 if [ -n "${RUNNER:-}" ] || [ "$SK_LIBC" != glibc ] || [ -n "${SANITIZE:-}" ] ||
-   ! command -v python3 > /dev/null; then
-	why="needs python3 of the build machine's C library, run natively, and no sanitizer"
+   ! command -v python3 > /dev/null || [ "$(py_class)" != "$(so_class)" ]; then
+	why="needs python3 of the build machine's C library and the plugins' ELF class, run natively, and no sanitizer"
 	tap_skip "$why" "Python ctypes.CDLL(libhost_shared.so)"
 	tap_skip "$why" "Python ctypes.CDLL(libhost_static.so)"
 	tap_exit

@@ -99,9 +99,19 @@ tap_ok $? "forged ELF files mapped: no crash, each named with its reason, exit 3
 serve "$dir/map_hold" "$corpus/good64" "$corpus/jump-table-odd-size" "$corpus/good32"
 tool
 unserve
-[ $rc -eq 3 ] && grep -q "good64: not read: its __jump_table (0x20 bytes at .*) is not a table of whole entries inside the object's mappings" "$tmp/err" &&
-	grep -q "jump-table-odd-size: not read: its __jump_table (0xd bytes" "$tmp/err" &&
-	grep -q "good32: not read: an ELF file of another machine or class" "$tmp/err"
+# The corpus is x86: the file of the tool's own class is read as far as its
+# table, the other class is refused (the odd-sized table is 64-bit's).
+outside="its __jump_table (0x20 bytes at .*) is not a table of whole entries inside the object's mappings"
+other="an ELF file of another machine or class"
+if $READELF -h "$tool" | grep -q 'Class: *ELF32'; then
+	[ $rc -eq 3 ] && grep -q "good32: not read: $outside" "$tmp/err" &&
+		grep -q "jump-table-odd-size: not read: $other" "$tmp/err" &&
+		grep -q "good64: not read: $other" "$tmp/err"
+else
+	[ $rc -eq 3 ] && grep -q "good64: not read: $outside" "$tmp/err" &&
+		grep -q "jump-table-odd-size: not read: its __jump_table (0xd bytes" "$tmp/err" &&
+		grep -q "good32: not read: $other" "$tmp/err"
+fi
 tap_ok $? "a table that points outside its object, one of part entries, another class: named (exit $rc)"
 [ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 
