@@ -168,9 +168,18 @@ static inline int sk_reserve(void **arr, size_t *cap, size_t used,
 /* sk_reserve_n() - room for @n elements in a growable array, as above. */
 static inline int sk_reserve_n(void **arr, size_t *cap, size_t n, size_t elem)
 {
-	while (*cap < n)
-		if (sk_reserve(arr, cap, *cap, elem))
-			return -ENOMEM;
+	size_t want = *cap ? *cap : 64;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (want < n)
+		want *= 2;
+	p = realloc(*arr, want * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = want;
 	return 0;
 }
 
