@@ -85,8 +85,17 @@ static int run_case(const char *self, const char *cmdline, const char *mode,
 		char *argv[] = { (char *)"test_dyndbg_boot", (char *)"child",
 				 (char *)mode, NULL };
 
+		const char *runner = getenv("RUNNER");
+		char cmd[8192];
+
 		dup2(fileno(f), 2);
 		setenv(STATICKEYS_CMDLINE_ENV, cmdline, 1);
+		/* Under qemu-user (make's RUNNER) the host cannot exec @self. */
+		if (runner && *runner) {
+			snprintf(cmd, sizeof(cmd), "exec %s '%s' child '%s'",
+				 runner, self, mode);
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		}
 		execv(self, argv);
 		_exit(127);
 	}

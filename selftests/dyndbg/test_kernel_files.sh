@@ -45,7 +45,8 @@ tap_ok $? "it links with a driver and the library"
 tap_diag <"$tmp/err"
 
 # run QUERY: stdout in $tmp/out, stderr (the debug output) in $tmp/dbg.
-run() { "$tmp/asn1_run" "$@" >"$tmp/out" 2>"$tmp/dbg"; }
+# shellcheck disable=SC2086
+run() { $RUNNER "$tmp/asn1_run" "$@" >"$tmp/out" 2>"$tmp/dbg"; }
 
 run
 [ "$(cat "$tmp/out")" = "matched 0 decoded 0" ] && [ ! -s "$tmp/dbg" ]
