@@ -177,6 +177,9 @@ static int displace(const struct sigaction *cur)
 /* The protocol's answer, set at every install (always the same one). */
 static sk_trap_claim_fn claim_fn;
 
+/* The code our handler returns through (with its mark, see below). */
+extern const char sk_trap_restorer[] __asm__("sk_trap_restorer");
+
 /*
  * A thread executed a breakpoint, or was sent SIGTRAP.  The kernel reports
  * a breakpoint (x86's INT3) as SI_KERNEL, valgrind as TRAP_BRKPT; anything
@@ -187,6 +190,8 @@ static void trap_handler(int level, int sig, siginfo_t *info, void *ucv)
 {
 	sk_trap_claim_fn claim = __atomic_load_n(&claim_fn, __ATOMIC_ACQUIRE);
 
+	/* Ours saved and put back by the program may lack our restorer. */
+	sk_trap_mend_return(info, ucv, sk_trap_restorer);
 	if ((info->si_code == SI_KERNEL || info->si_code == TRAP_BRKPT) &&
 	    claim && claim(ucv))
 		return;
@@ -249,7 +254,6 @@ static const struct sk_trap_peer trap_peer __asm__("sk_trap_peer")
 };
 
 /* Local symbols: each copy has its own. */
-extern const char sk_trap_restorer[] __asm__("sk_trap_restorer");
 __asm__(".pushsection .text\n"
 	".balign 64\n"
 	".type sk_trap_restorer, @function\n"

@@ -8,6 +8,7 @@
 #ifndef _ASM_X86_TRAP_REGS_H
 #define _ASM_X86_TRAP_REGS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -35,5 +36,47 @@ static inline void sk_trap_set_pc(void *uc, uintptr_t pc)
 {
 	((ucontext_t *)uc)->uc_mcontext.gregs[SK_REG_IP] = (greg_t)pc;
 }
+
+/*
+ * sk_trap_mend_return() - make the signal frame the kernel built for a
+ * handler of ours return through @restorer if it would return to address 0.
+ * @info, @uc: the handler's arguments.
+ *
+ * The library installs its handler with SA_RESTORER, and the kernel reports
+ * that flag to whoever reads the disposition.  The i386 glibc, which leaves
+ * the return to the vDSO's rt_sigreturn when the kernel has one, passes
+ * sa_flags on as it finds them but never a restorer: a program or a plugin
+ * that saves the library's disposition and puts it back with sigaction()
+ * installs SA_RESTORER with a NULL restorer, and the kernel makes the next
+ * handler return to address 0.  x86-64's glibc and musl always pass their
+ * own restorer, and need nothing.
+ *
+ * The i386 rt signal frame (native and ia32 emulation alike) starts with
+ * the return address, the signal number and the two pointers the handler
+ * is called with, followed by the siginfo and the ucontext themselves; a
+ * call that did not come from the kernel does not have both pointers just
+ * in front of what they point to, and is left alone.
+ */
+#ifdef __x86_64__
+static inline void sk_trap_mend_return(siginfo_t *info, void *uc,
+				       const void *restorer)
+{
+	(void)info;
+	(void)uc;
+	(void)restorer;
+}
+#else
+static inline void sk_trap_mend_return(siginfo_t *info, void *uc,
+				       const void *restorer)
+{
+	/* pretcode, sig, pinfo, puc: the four words in front of the siginfo */
+	void **head = (void **)info - 4;
+
+	if (uc != (void *)(info + 1) || head[2] != info || head[3] != uc)
+		return;
+	if (!head[0])
+		head[0] = (void *)restorer;
+}
+#endif
 
 #endif /* _ASM_X86_TRAP_REGS_H */
