@@ -28,7 +28,7 @@ for ld in $(sk_linkers); do
 	$cc -O2 -ffunction-sections -fdata-sections -Wl,--gc-sections \
 		$SK_CPPFLAGS -I"$srctree/selftests/lib" $(sk_linker_flags "$ld") \
 		"$srctree/selftests/hardening/static_hooks.c" -o "$d/prog" \
-		"$objtree/libstatickeys.a" -ldl -lpthread > "$d/cc.log" 2>&1
+		"$objtree/libstatickeys.a" -ldl -pthread > "$d/cc.log" 2>&1
 	rc=$?
 	tap_diag < "$d/cc.log"
 	tap_ok $rc "$what: links"
