@@ -31,11 +31,15 @@ ld-r	bfd gold lld	how=partial
 ld-r-gc	bfd gold lld	-ffunction-sections -Wl,--gc-sections how=partial
 archive	bfd gold lld	-ffunction-sections -Wl,--gc-sections how=archive
 versions	bfd gold lld	how=versions'
-# Each mode with the linkers of its row that this architecture has.
+# Each mode with the linkers of its row that this architecture has.  lld 14
+# does not know ppc64's -fno-plt call sequence (R_PPC64_PLTSEQ, PLTCALL).
 avail=" $(sk_linkers) "
 tc_modes=$(echo "$tc_modes" | while IFS='	' read -r mode lds mflags; do
 	have=
-	for ld in $lds; do case $avail in *" $ld "*) have="$have $ld" ;; esac; done
+	for ld in $lds; do
+		[ "$mode:$ld:${BUILDARCH:-$SRCARCH}" = no-plt:lld:ppc64le ] && continue
+		case $avail in *" $ld "*) have="$have $ld" ;; esac
+	done
 	[ -n "$have" ] && printf '%s\t%s\t%s\n' "$mode" "${have# }" "$mflags"
 done)
 nmodes=$(echo "$tc_modes" | awk -F'\t' '{ n += split($2, l, " ") } END { print n }')

@@ -8,6 +8,7 @@ arm64)	sk_triple=aarch64-linux-gnu ;;
 i386)	sk_triple=i686-linux-gnu ;;
 riscv)	sk_triple=riscv64-linux-gnu ;;
 arm)	sk_triple=arm-linux-gnueabihf ;;
+ppc64le) sk_triple=powerpc64le-linux-gnu ;;
 *)	sk_triple=x86_64-linux-gnu ;;
 esac
 case $(uname -m) in
@@ -17,7 +18,11 @@ riscv64) sk_native=riscv ;;
 armv7*)	 sk_native=arm ;;
 *)	 sk_native=x86 ;;
 esac
-if [ "${BUILDARCH:-$SRCARCH}" = "$sk_native" ]; then sk_prefix=; else sk_prefix=$sk_triple-; fi
+# ARCH=generic is this machine's architecture built without a patcher.
+case ${BUILDARCH:-$SRCARCH} in
+"$sk_native"|generic) sk_prefix= ;;
+*)	sk_prefix=$sk_triple- ;;
+esac
 
 # musl (make CC=musl-gcc) has its own C driver and no C++ library or clang
 # set-up in Debian: its one compiler is CC.
