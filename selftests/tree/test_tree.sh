@@ -23,6 +23,7 @@ debian
 examples
 include
 kernel
+lib
 samples
 scripts
 selftests
