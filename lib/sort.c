@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * A natural merge sort: find the runs already in order, merge neighbours
+ * A natural merge sort: find the runs already in order once (a run in
+ * strictly reverse order is turned round in place), then merge neighbours
  * pairwise until one is left.  Input that is in order, or nearly, is what
- * the library sorts, and a run costs nothing to find.
+ * the library sorts: a run costs nothing to find, and two runs that do
+ * not overlap (the sites of two functions, the tables of two objects) are
+ * put together by copying, not record by record.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,12 +23,57 @@ static size_t run_end(const char *b, size_t i, size_t n, size_t size,
 	return i;
 }
 
-/* Merge the runs [@a, @m) and [@m, @e) of @from into @to, stably. */
+/* Turn the @n records at @b round, through @swap (one record). */
+static void reverse(char *b, size_t n, size_t size, char *swap)
+{
+	char *lo = b, *hi = b + (n - 1) * size;
+
+	for (; lo < hi; lo += size, hi -= size) {
+		memcpy(swap, lo, size);
+		memcpy(lo, hi, size);
+		memcpy(hi, swap, size);
+	}
+}
+
+/*
+ * End of the run that starts at record @i, in order or in strictly
+ * reverse order; the latter is turned round (strictly: equal records
+ * keep their order).  A compiler that lays out a function's static data
+ * last to first gives such runs: the pr_debug() descriptors of a function.
+ */
+static size_t take_run(char *b, size_t i, size_t n, size_t size,
+		       sk_cmp_fn cmp, char *swap)
+{
+	size_t j = i + 1;
+
+	if (j == n || cmp(b + i * size, b + j * size) <= 0)
+		return run_end(b, i, n, size, cmp);
+	for (j++; j < n && cmp(b + (j - 1) * size, b + j * size) > 0; j++)
+		;
+	reverse(b + i * size, j - i, size, swap);
+	return j;
+}
+
+/*
+ * Merge the runs [@a, @m) and [@m, @e) of @from into @to, stably.  When
+ * one run lies wholly before the other it is one copy each; the right run
+ * goes first only when its last record is strictly before the left run's
+ * first, so equal records never change places.
+ */
 static void merge_runs(const char *from, char *to, size_t a, size_t m,
 		       size_t e, size_t size, sk_cmp_fn cmp)
 {
 	size_t i = a, j = m, k = a;
 
+	if (m == e || cmp(from + (m - 1) * size, from + m * size) <= 0) {
+		memcpy(to + a * size, from + a * size, (e - a) * size);
+		return;
+	}
+	if (cmp(from + (e - 1) * size, from + a * size) < 0) {
+		memcpy(to + a * size, from + m * size, (e - m) * size);
+		memcpy(to + (a + e - m) * size, from + a * size, (m - a) * size);
+		return;
+	}
 	while (i < m || j < e) {
 		bool left = j >= e ||
 			    (i < m && cmp(from + i * size, from + j * size) <= 0);
@@ -38,28 +86,47 @@ static void merge_runs(const char *from, char *to, size_t a, size_t m,
 int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 {
 	char *b = base, *tmp, *from, *to, *t;
-	size_t a, m, e;
+	size_t *ends, runs, i, r, e;
 
 	if (n < 2 || run_end(b, 0, n, size, cmp) == n)
 		return 0;
 	tmp = malloc(n * size);
-	if (!tmp)
+	ends = malloc(n * sizeof(*ends));
+	if (!tmp || !ends) {
+		free(tmp);
+		free(ends);
 		return -ENOMEM;
+	}
+	/*
+	 * ends[r]: one past the last record of run r.  A run that continues
+	 * the one before it (once turned round) joins it.
+	 */
+	for (runs = 0, i = 0; i < n; i = e) {
+		e = take_run(b, i, n, size, cmp, tmp);
+		if (runs && cmp(b + (i - 1) * size, b + i * size) <= 0)
+			ends[runs - 1] = e;
+		else
+			ends[runs++] = e;
+	}
 	/* Each round halves the runs, from one buffer into the other. */
 	from = b;
 	to = tmp;
-	do {
-		for (a = 0; a < n; a = e) {
-			m = run_end(from, a, n, size, cmp);
-			e = m < n ? run_end(from, m, n, size, cmp) : m;
-			merge_runs(from, to, a, m, e, size, cmp);
+	while (runs > 1) {
+		for (r = 0, i = 0; r < runs; r += 2) {
+			size_t m = ends[r], e = r + 1 < runs ? ends[r + 1] : m;
+
+			merge_runs(from, to, i, m, e, size, cmp);
+			ends[r / 2] = e;
+			i = e;
 		}
+		runs = (runs + 1) / 2;
 		t = from;
 		from = to;
 		to = t;
-	} while (run_end(from, 0, n, size, cmp) < n);
+	}
 	if (from != b)
 		memcpy(b, from, n * size);
 	free(tmp);
+	free(ends);
 	return 0;
 }

@@ -14,8 +14,9 @@ typedef int (*sk_cmp_fn)(const void *a, const void *b);
 /*
  * sk_sort() - sort @n records of @size bytes at @base by @cmp, stably.
  * In order already costs one pass of compares; otherwise the sorted runs
- * are merged, O(n log runs), through scratch memory.  0, or -ENOMEM with
- * the records unchanged.
+ * are merged, O(n log runs), through scratch memory; two runs that do not
+ * overlap are joined by copying them whole.  0, or -ENOMEM with the
+ * records unchanged.
  */
 int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 	__attribute__((visibility("hidden")));
