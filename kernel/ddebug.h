@@ -30,10 +30,21 @@ struct ddebug_queries {
 	char *text;
 };
 
+/*
+ * What the last site's strings gave, kept by pointer while a query runs
+ * over a table: a file's sites share its name, a function's its name, a
+ * table its module, so most sites cost a few compares of pointers.
+ */
+struct ddebug_match_cache {
+	const char *filename, *module, *function;
+	bool filename_ok, module_ok, function_ok;
+};
+
 int ddebug_parse_queries(const char *text, const char *modname,
 			 struct ddebug_queries *out);
 void ddebug_free_queries(struct ddebug_queries *qs);
 bool ddebug_query_matches(const struct ddebug_query *q,
-			  const struct _ddebug *dp);
+			  const struct _ddebug *dp,
+			  struct ddebug_match_cache *cache);
 
 #endif /* _SK_DDEBUG_H */

@@ -50,13 +50,14 @@ static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
 /* Apply @q to the sites of @t.  Return: how many matched. */
 static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t)
 {
+	struct ddebug_match_cache cache = { 0 };
 	struct _ddebug *dp;
 	int found = 0;
 
 	for (dp = t->start; dp < t->stop; dp++) {
 		unsigned int newflags;
 
-		if (!ddebug_query_matches(q, dp))
+		if (!ddebug_query_matches(q, dp, &cache))
 			continue;
 		found++;
 		newflags = (dp->flags & q->mask) | q->flags;

@@ -84,14 +84,34 @@ static bool ddebug_file_matches(const char *pat, const char *file)
 	return false;
 }
 
-bool ddebug_query_matches(const struct ddebug_query *q,
-			  const struct _ddebug *dp)
+/* @pat against @s, or what it gave last time for the same pointer @s. */
+static bool ddebug_cached(bool (*match)(const char *, const char *),
+			  const char *pat, const char *s,
+			  const char **last, bool *ok)
 {
-	if (q->filename && !ddebug_file_matches(q->filename, dp->filename))
+	if (*last != s) {
+		*ok = match(pat, s);
+		*last = s;
+	}
+	return *ok;
+}
+
+/* @cache starts zeroed for each query and table (see ddebug.h). */
+bool ddebug_query_matches(const struct ddebug_query *q,
+			  const struct _ddebug *dp,
+			  struct ddebug_match_cache *c)
+{
+	if (q->filename && !ddebug_cached(ddebug_file_matches, q->filename,
+					  dp->filename, &c->filename,
+					  &c->filename_ok))
 		return false;
-	if (q->module && !ddebug_glob(q->module, dp->modname ? dp->modname : ""))
+	if (q->module && !ddebug_cached(ddebug_glob, q->module,
+					dp->modname ? dp->modname : "",
+					&c->module, &c->module_ok))
 		return false;
-	if (q->function && !ddebug_glob(q->function, dp->function))
+	if (q->function && !ddebug_cached(ddebug_glob, q->function,
+					  dp->function, &c->function,
+					  &c->function_ok))
 		return false;
 	if (q->format) {
 		if (q->format_anchored ?
