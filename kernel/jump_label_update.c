@@ -66,13 +66,50 @@ enum jump_label_type sk_entry_type(const struct jump_entry *entry, int count)
 						       : JUMP_LABEL_NOP;
 }
 
+/*
+ * Where the last key's entries ended, in the last few tables searched: a
+ * caller that changes many keys mostly goes through them in the order of
+ * their table (dynamic debug's descriptors hold their keys in site order,
+ * a loop runs over an array of keys), so the next key is usually the
+ * entry after the last one.  Only a guess, checked against the table as
+ * registered now; jump_label_mutex guards it.
+ */
+#define SK_HINTS	8
+
+static struct {
+	const struct jump_entry *start;
+	struct jump_entry *next;
+} hints[SK_HINTS];
+static unsigned int hint_victim;
+
+static unsigned int hint_slot(const struct jump_entry *start)
+{
+	unsigned int i;
+
+	for (i = 0; i < SK_HINTS; i++)
+		if (hints[i].start == start)
+			return i;
+	i = hint_victim++ % SK_HINTS;
+	hints[i].start = start;
+	hints[i].next = NULL;
+	return i;
+}
+
 /* Find the first entry of @key in a sorted table, or NULL. */
 static struct jump_entry *first_entry(struct jump_entry *start,
 				      struct jump_entry *stop,
-				      const struct static_key *key)
+				      const struct static_key *key,
+				      struct jump_entry *hint)
 {
 	struct jump_entry *lo = start, *hi = stop;
 
+	if (start == stop || (uintptr_t)key < (uintptr_t)jump_entry_key(start) ||
+	    (uintptr_t)key > (uintptr_t)jump_entry_key(stop - 1))
+		return NULL;
+	if (hint && hint >= start && hint < stop &&
+	    jump_entry_key(hint) == key &&
+	    (hint == start || jump_entry_key(hint - 1) != key))
+		return hint;
 	while (lo < hi) {
 		struct jump_entry *mid = lo + (hi - lo) / 2;
 
@@ -124,8 +161,10 @@ int sk_jump_label_update(struct static_key *key, int count)
 	if (!mark)
 		arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);
 	while (sk_next_table(&o, &start, &stop)) {
-		for (e = first_entry(start, stop, key); e && e < stop &&
-		     jump_entry_key(e) == key; e++) {
+		unsigned int h = hint_slot(start);
+
+		e = first_entry(start, stop, key, hints[h].next);
+		for (; e && e < stop && jump_entry_key(e) == key; e++) {
 			/*
 			 * Queueing reads every site: a key's sites are spread
 			 * over its object's text, mostly out of the cache.
@@ -145,6 +184,8 @@ int sk_jump_label_update(struct static_key *key, int count)
 			}
 			queued++;
 		}
+		if (e)
+			hints[h].next = e;
 	}
 	if (!queued)
 		return 0;
