@@ -39,24 +39,17 @@ static int batch_err;
 
 /*
  * The keys of the batch, hashed by address (open addressing, at most half
- * full): a key changed a second time must be found without a walk.
+ * full): a key changed a second time must be found without a walk.  Most
+ * batches go through their keys in address order, one way or the other
+ * (an array of keys, dynamic debug's descriptors): while every key falls
+ * outside the range of those before it, none can be a second change, and
+ * the set is not built; the first key inside the range builds it.
  */
 static struct static_key **set;
 static size_t set_cap;
 static unsigned int set_bits;	/* set_cap is 1 << set_bits */
-
-static bool set_has(const struct static_key *key)
-{
-	size_t i;
-
-	if (!set_cap)
-		return false;
-	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
-	     i = sk_hash_next(i, set_bits))
-		if (set[i] == key)
-			return true;
-	return false;
-}
+static bool set_built;		/* set holds every key of keys[] */
+static uintptr_t keys_lo, keys_hi;	/* the range of keys[] */
 
 static void set_put(struct static_key *key)
 {
@@ -66,6 +59,40 @@ static void set_put(struct static_key *key)
 	     i = sk_hash_next(i, set_bits))
 		;
 	set[i] = key;
+}
+
+static int set_grow(size_t n);
+
+/* Build the set from keys[]: 0 or -ENOMEM. */
+static int set_build(void)
+{
+	size_t i;
+
+	if (set_grow(nr_keys))
+		return -ENOMEM;
+	for (i = 0; i < nr_keys; i++)
+		set_put(keys[i].key);
+	set_built = true;
+	return 0;
+}
+
+static bool set_has(const struct static_key *key)
+{
+	size_t i;
+
+	if (!nr_keys || (uintptr_t)key < keys_lo || (uintptr_t)key > keys_hi)
+		return false;
+	if (!set_built && set_build()) {
+		for (i = 0; i < nr_keys; i++)	/* no memory: walk */
+			if (keys[i].key == key)
+				return true;
+		return false;
+	}
+	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
+	     i = sk_hash_next(i, set_bits))
+		if (set[i] == key)
+			return true;
+	return false;
 }
 
 /* Room for @n keys in the set: 0 or -ENOMEM, the set unchanged then. */
@@ -116,11 +143,18 @@ bool sk_batch_unnest(void)
 
 int sk_batch_defer(struct static_key *key, bool on)
 {
-	if (set_grow(nr_keys + 1) ||
+	uintptr_t k = (uintptr_t)key;
+
+	if ((set_built && set_grow(nr_keys + 1)) ||
 	    sk_reserve((void **)&keys, &keys_cap, nr_keys, sizeof(*keys)))
 		return -ENOMEM;
+	if (!nr_keys || k < keys_lo)
+		keys_lo = k;
+	if (!nr_keys || k > keys_hi)
+		keys_hi = k;
 	keys[nr_keys++] = (struct batch_key){ key, on };
-	set_put(key);
+	if (set_built)
+		set_put(key);
 	return 0;
 }
 
@@ -146,8 +180,9 @@ static int flush(void)
 		sk_count_updates(nr_keys);
 	else if (!batch_err)
 		batch_err = err;
-	if (set_cap)
+	if (set_built)
 		memset(set, 0, set_cap * sizeof(*set));
+	set_built = false;
 	nr_keys = 0;
 	return err;
 }
