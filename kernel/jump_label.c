@@ -193,7 +193,7 @@ SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
 bool sk_change_lock(struct static_key *key, const char *fn, bool cpuslocked)
 {
 	/* This thread's batch holds the lock for its changes (kernel/batch.c). */
-	if (sk_lock_is_mine() && !sk_batch_open()) {
+	if (!sk_batch_open() && sk_lock_is_mine()) {
 		sk_refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
 			         "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
 			         fn);

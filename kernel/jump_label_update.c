@@ -80,16 +80,18 @@ static struct {
 	const struct jump_entry *start;
 	struct jump_entry *next;
 } hints[SK_HINTS];
-static unsigned int hint_victim;
 
-static unsigned int hint_slot(const struct jump_entry *start)
+/* The slot of the table at @start, the @nth of the walk: mostly slot @nth. */
+static unsigned int hint_slot(const struct jump_entry *start, unsigned int nth)
 {
-	unsigned int i;
+	unsigned int i = nth % SK_HINTS;
 
+	if (hints[i].start == start)
+		return i;
 	for (i = 0; i < SK_HINTS; i++)
 		if (hints[i].start == start)
 			return i;
-	i = hint_victim++ % SK_HINTS;
+	i = nth % SK_HINTS;
 	hints[i].start = start;
 	hints[i].next = NULL;
 	return i;
@@ -154,6 +156,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct jump_entry *e, *start, *stop;
 	struct sk_object *o = NULL;
 	int queued = 0, err;
+	unsigned int nth = 0;
 	bool batch = sk_batch_open() && !sk_text_poke_probing();
 	size_t mark = batch ? sk_queue_mark() : 0;
 
@@ -161,7 +164,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	if (!mark)
 		arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);
 	while (sk_next_table(&o, &start, &stop)) {
-		unsigned int h = hint_slot(start);
+		unsigned int h = hint_slot(start, nth++);
 
 		e = first_entry(start, stop, key, hints[h].next);
 		for (; e && e < stop && jump_entry_key(e) == key; e++) {
