@@ -34,4 +34,13 @@ unsigned long bench_flag_on_fn(unsigned long x);
 unsigned long bench_fallback_off(unsigned long x);
 unsigned long bench_fallback_on(unsigned long x);
 
+/*
+ * A disabled pr_debug() site (bench/branch_dd.c): bench_pr_debug_off is
+ * bench_pr_debug_none with one, bench_pr_debug_live is bench_none with
+ * one whose argument lives across it.
+ */
+unsigned long bench_pr_debug_none(unsigned long x);
+unsigned long bench_pr_debug_off(unsigned long x);
+unsigned long bench_pr_debug_live(unsigned long x);
+
 #endif /* _BENCH_BENCH_H */

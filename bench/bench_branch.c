@@ -27,6 +27,9 @@ static const struct variant {
 	{ "flag_on",		bench_flag_on_fn,	1 },
 	{ "fallback_off",	bench_fallback_off,	0 },
 	{ "fallback_on",	bench_fallback_on,	1 },
+	{ "pr_debug_none",	bench_pr_debug_none,	0 },
+	{ "pr_debug_off",	bench_pr_debug_off,	0 },
+	{ "pr_debug_live",	bench_pr_debug_live,	0 },
 };
 
 #define NR_VARIANTS	(sizeof(variants) / sizeof(variants[0]))
