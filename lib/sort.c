@@ -113,8 +113,9 @@ int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 	to = tmp;
 	while (runs > 1) {
 		for (r = 0, i = 0; r < runs; r += 2) {
-			size_t m = ends[r], e = r + 1 < runs ? ends[r + 1] : m;
+			size_t m = ends[r];
 
+			e = r + 1 < runs ? ends[r + 1] : m;
 			merge_runs(from, to, i, m, e, size, cmp);
 			ends[r / 2] = e;
 			i = e;
