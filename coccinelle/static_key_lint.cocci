@@ -36,13 +36,36 @@ def _lines(path):
 		return fh.read().decode('utf-8', 'surrogateescape').split('\n')
 
 
+# A comment, a string literal or a character literal, whichever starts
+# first: the comment marks of a string (a URL) are no comment, and a
+# comment's quotes open no string.  (No comment mark is spelt out here:
+# spatch reads this script as it reads the rules.)
+_TOKEN = re.compile(r'/[*].*?(?:[*]/|\Z)|/{2}[^\n]*|"(?:\\.|[^"\\\n])*"?|'
+		    r"'(?:\\.|[^'\\\n])*'?", re.S)
+_commented = {}
+
+
+def comment_lines(path):
+	"""The numbers (from 1) of the lines of path that hold a comment or
+	part of one."""
+	if path not in _commented:
+		text = '\n'.join(_lines(path))
+		out, line, pos = set(), 1, 0
+		for m in _TOKEN.finditer(text):
+			line += text.count('\n', pos, m.start())
+			pos = m.end()
+			n = m.group(0).count('\n')
+			if m.group(0)[0] == '/':
+				out.update(range(line, line + n + 1))
+			line += n
+		_commented[path] = out
+	return _commented[path]
+
+
 def commented(p):
 	"""A comment on the line of p or the line above it."""
-	ls = _lines(p.file)
 	n = int(p.line)
-	marks = ('/' + '*', '*' + '/', '/' + '/')
-	return any(m in ls[i] for i in (n - 1, n - 2) if 0 <= i < len(ls)
-		   for m in marks)
+	return bool({n, n - 1} & comment_lines(p.file))
 
 
 def in_init(p):
