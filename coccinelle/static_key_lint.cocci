@@ -14,6 +14,10 @@
 //  checked are judged.  A DECLARE whose type differs from the DEFINE of
 //  another file needs the whole tree: statickeys' make coccicheck
 //  MODE=lint (scripts/cocci-lint.py) does that and the rest tree-wide.
+//  Every rule that starts a check names its macros (no declarer or
+//  identifier set, no script rule without a match), so that spatch has
+//  a token query and the kernel's make coccicheck parses only the files
+//  that spell one of them, not every file of the tree.
 // Options: --no-includes --include-headers
 // Keywords: static_branch_likely, static_branch_unlikely, static_branch_maybe, _RO
 // Requires: 1.0.8
@@ -36,13 +40,36 @@ def _lines(path):
 		return fh.read().decode('utf-8', 'surrogateescape').split('\n')
 
 
+# A comment, a string literal or a character literal, whichever starts
+# first: the comment marks of a string (a URL) are no comment, and a
+# comment's quotes open no string.  (No comment mark is spelt out here:
+# spatch reads this script as it reads the rules.)
+_TOKEN = re.compile(r'/[*].*?(?:[*]/|\Z)|/{2}[^\n]*|"(?:\\.|[^"\\\n])*"?|'
+		    r"'(?:\\.|[^'\\\n])*'?", re.S)
+_commented = {}
+
+
+def comment_lines(path):
+	"""The numbers (from 1) of the lines of path that hold a comment or
+	part of one."""
+	if path not in _commented:
+		text = '\n'.join(_lines(path))
+		out, line, pos = set(), 1, 0
+		for m in _TOKEN.finditer(text):
+			line += text.count('\n', pos, m.start())
+			pos = m.end()
+			n = m.group(0).count('\n')
+			if m.group(0)[0] == '/':
+				out.update(range(line, line + n + 1))
+			line += n
+		_commented[path] = out
+	return _commented[path]
+
+
 def commented(p):
 	"""A comment on the line of p or the line above it."""
-	ls = _lines(p.file)
 	n = int(p.line)
-	marks = ('/' + '*', '*' + '/', '/' + '/')
-	return any(m in ls[i] for i in (n - 1, n - 2) if 0 <= i < len(ls)
-		   for m in marks)
+	return bool({n, n - 1} & comment_lines(p.file))
 
 
 def in_init(p):
@@ -91,23 +118,61 @@ def say(p, k, msg):
 		coccilib.report.print_report(p, '%s: %s' % (k, msg))
 
 
-_mode = None
-
-@script:python depends on report@
-@@
 _mode = 'report'
 
-@script:python depends on org@
+// ---- the declarations: named, so that spatch (and the kernel's make
+// coccicheck) parses only the files that spell one of them ----
+
+@fk depends on report || org@
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO;
+identifier k;
+@@
+(
+DEFINE_STATIC_KEY_FALSE(k);
+|
+DEFINE_STATIC_KEY_FALSE_RO(k);
+)
+
+@tk depends on report || org@
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO;
+identifier k;
+@@
+(
+DEFINE_STATIC_KEY_TRUE(k);
+|
+DEFINE_STATIC_KEY_TRUE_RO(k);
+)
+
+@mk depends on report || org@
+declarer name DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE;
+identifier k, c;
+position p;
+@@
+(
+DEFINE_STATIC_KEY_MAYBE@p(c, k);
+|
+DEFINE_STATIC_KEY_MAYBE_RO@p(c, k);
+|
+DECLARE_STATIC_KEY_MAYBE@p(c, k);
+)
+
+@ro depends on report || org@
+declarer name DEFINE_STATIC_KEY_TRUE_RO, DEFINE_STATIC_KEY_FALSE_RO, DEFINE_STATIC_KEY_MAYBE_RO;
+identifier k;
+@@
+(
+DEFINE_STATIC_KEY_TRUE_RO(k);
+|
+DEFINE_STATIC_KEY_FALSE_RO(k);
+|
+DEFINE_STATIC_KEY_MAYBE_RO(...,k);
+)
+
+@script:python depends on org && (fk || tk || mk || ro)@
 @@
 _mode = 'org'
 
 // ---- the layout of a test against the key's fixed state ----
-
-@fk depends on report || org@
-declarer d = {DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO};
-identifier k;
-@@
-d(k);
 
 @lf depends on report || org@
 identifier fk.k;
@@ -122,12 +187,6 @@ p << lf.p;
 if not commented(p[0]):
 	say(p[0], k, 'static_branch_likely() on a FALSE key with no comment: '
 	    'the code is laid out for the state the key does not start in')
-
-@tk depends on report || org@
-declarer d = {DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO};
-identifier k;
-@@
-d(k);
 
 @ut depends on report || org@
 identifier tk.k;
@@ -144,13 +203,6 @@ if not commented(p[0]):
 	    'the code is laid out for the state the key does not start in')
 
 // ---- MAYBE keys: the test's option, the option's Kconfig type ----
-
-@mk depends on report || org@
-declarer d = {DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE};
-identifier k, c;
-position p;
-@@
-d@p(c, k);
 
 @mt depends on report || org@
 identifier mk.k;
@@ -183,16 +235,6 @@ elif t is not None and t != 'bool':
 	say(p[0], k, '%s is %s: IS_ENABLED() of it is always false' % (c, t))
 
 // ---- _RO keys changed after init ----
-
-@ro depends on report || org@
-declarer d = {DEFINE_STATIC_KEY_TRUE_RO, DEFINE_STATIC_KEY_FALSE_RO, DEFINE_STATIC_KEY_MAYBE_RO};
-identifier k;
-@@
-(
-d(k);
-|
-d(...,k);
-)
 
 @rw depends on report || org@
 identifier ro.k;

@@ -25,6 +25,9 @@
 // Copyright: (C) 2026 The statickeys authors
 // Comments: #ifdef CONFIG_X is true only for =y while IS_ENABLED() is
 //  also true for =m; the conversion assumes a bool option.
+//  The rules name their macros and tests (no declarer set, no script
+//  rule that runs on every file), so that spatch has a token query and
+//  parses only the files that spell one of them.
 // Options: --no-includes --include-headers
 // Keywords: static_key, DEFINE_STATIC_KEY_MAYBE, static_branch_maybe
 // Requires: 1.0.8
@@ -239,6 +242,13 @@ def wanted_use(path, key):
 		return _env_cfg(path, key)
 	return _conv.get(path, {}).get(key)
 
+def macro(p):
+	"""The name of the macro at p (the rules name their macros, so
+	that spatch has a token query; the match does not say which)."""
+	line = _read(p.file)[int(p.line) - 1]
+	return re.match(r'\w*', line[int(p.column):]).group(0)
+
+
 def is_static(p):
 	line = _read(p.file)[int(p.line) - 1]
 	return 'static' if 'static' in line[:int(p.column)].split() else 'global'
@@ -256,76 +266,152 @@ MSG = {
 	'elif': '%s: the "%s" block has #elif branches; not converted',
 }
 
-@script:python depends on report@
+// Any file this script can say something of names one of these; the
+// modes are set only in such a file, so that spatch keeps a token query
+// (a script rule that runs on every file would make it parse them all).
+@anyd@
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE;
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE;
+declarer name DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE;
+declarer name DEFINE_STATIC_KEY_ARRAY_TRUE, DEFINE_STATIC_KEY_ARRAY_TRUE_RO;
+declarer name DEFINE_STATIC_KEY_ARRAY_FALSE, DEFINE_STATIC_KEY_ARRAY_FALSE_RO;
+@@
+(
+DEFINE_STATIC_KEY_TRUE(...);
+|
+DEFINE_STATIC_KEY_TRUE_RO(...);
+|
+DECLARE_STATIC_KEY_TRUE(...);
+|
+DEFINE_STATIC_KEY_FALSE(...);
+|
+DEFINE_STATIC_KEY_FALSE_RO(...);
+|
+DECLARE_STATIC_KEY_FALSE(...);
+|
+DEFINE_STATIC_KEY_MAYBE(...);
+|
+DEFINE_STATIC_KEY_MAYBE_RO(...);
+|
+DECLARE_STATIC_KEY_MAYBE(...);
+|
+DEFINE_STATIC_KEY_ARRAY_TRUE(...);
+|
+DEFINE_STATIC_KEY_ARRAY_TRUE_RO(...);
+|
+DEFINE_STATIC_KEY_ARRAY_FALSE(...);
+|
+DEFINE_STATIC_KEY_ARRAY_FALSE_RO(...);
+)
+
+@anyu depends on !collect@
+@@
+(
+static_branch_unlikely(...)
+|
+static_branch_likely(...)
+)
+
+@script:python depends on report && (anyd || anyu)@
 @@
 _mode = 'report'
 
-@script:python depends on org@
+@script:python depends on org && (anyd || anyu)@
 @@
 _mode = 'org'
 
-@script:python depends on patch@
+@script:python depends on patch && (anyd || anyu)@
 @@
 _mode = 'patch'
 
-@script:python depends on collect@
+@script:python depends on collect && (anyd || anyu)@
 @@
 _mode = 'collect'
 
 // ---- every declaration, for the global consistency check ----
 
 @alld depends on collect@
-declarer d = {DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE};
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE;
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE;
 identifier k;
 position p;
 @@
-d@p(k);
+(
+DEFINE_STATIC_KEY_TRUE@p(k);
+|
+DEFINE_STATIC_KEY_TRUE_RO@p(k);
+|
+DECLARE_STATIC_KEY_TRUE@p(k);
+|
+DEFINE_STATIC_KEY_FALSE@p(k);
+|
+DEFINE_STATIC_KEY_FALSE_RO@p(k);
+|
+DECLARE_STATIC_KEY_FALSE@p(k);
+)
 
 @script:python depends on collect@
 k << alld.k;
-d << alld.d;
 p << alld.p;
 @@
+d = macro(p[0])
 print('COLLECT\t%s\tDECL\t%s\t%s\t-\t-\t%s' % (col(p[0]), k, d, is_static(p[0])))
 
 @allm depends on collect@
-declarer d = {DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE};
+declarer name DEFINE_STATIC_KEY_MAYBE, DEFINE_STATIC_KEY_MAYBE_RO, DECLARE_STATIC_KEY_MAYBE;
 identifier k, c;
 position p;
 @@
-d@p(c, k);
+(
+DEFINE_STATIC_KEY_MAYBE@p(c, k);
+|
+DEFINE_STATIC_KEY_MAYBE_RO@p(c, k);
+|
+DECLARE_STATIC_KEY_MAYBE@p(c, k);
+)
 
 @script:python depends on collect@
 k << allm.k;
-d << allm.d;
 c << allm.c;
 p << allm.p;
 @@
+d = macro(p[0])
 print('COLLECT\t%s\tDECL\t%s\t%s\t%s\t-\t%s' % (col(p[0]), k, d, c, is_static(p[0])))
 
 // ---- pairs of definitions and declarations ----
 
 @t@
-declarer d = {DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE};
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE;
 identifier k;
 position p;
 @@
-d@p(k);
+(
+DEFINE_STATIC_KEY_TRUE@p(k);
+|
+DEFINE_STATIC_KEY_TRUE_RO@p(k);
+|
+DECLARE_STATIC_KEY_TRUE@p(k);
+)
 
 @f@
-declarer d2 = {DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE};
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE;
 identifier t.k;
 position p2;
 @@
-d2@p2(k);
+(
+DEFINE_STATIC_KEY_FALSE@p2(k);
+|
+DEFINE_STATIC_KEY_FALSE_RO@p2(k);
+|
+DECLARE_STATIC_KEY_FALSE@p2(k);
+)
 
 @script:python refused depends on !patch@
 k << t.k;
-d << t.d;
-d2 << f.d2;
 p << t.p;
 p2 << f.p2;
 @@
+d, d2 = macro(p[0]), macro(p2[0])
 verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
 if d.replace('TRUE', 'FALSE') != d2 and verdict is not None:
 	# TRUE_RO against FALSE, DEFINE against DECLARE: no one MAYBE
@@ -345,13 +431,12 @@ if verdict in MSG or verdict == 'mismatch':
 
 @script:python ok@
 k << t.k;
-d << t.d;
-d2 << f.d2;
 p << t.p;
 p2 << f.p2;
 cfg;
 key;
 @@
+d, d2 = macro(p[0]), macro(p2[0])
 verdict, c = None, None
 if d.replace('TRUE', 'FALSE') == d2:
 	verdict, c = classify(p[0].file, int(p[0].line), int(p2[0].line))
@@ -401,24 +486,32 @@ position t.p, f.p2;
 // Only pairs that ok accepted: ok.key is bound for them alone (with t.k
 // a lone TRUE declaration of any key was marked).
 @depends on context@
-declarer t.d;
-declarer f.d2;
+declarer name DEFINE_STATIC_KEY_TRUE, DEFINE_STATIC_KEY_TRUE_RO, DECLARE_STATIC_KEY_TRUE;
+declarer name DEFINE_STATIC_KEY_FALSE, DEFINE_STATIC_KEY_FALSE_RO, DECLARE_STATIC_KEY_FALSE;
 identifier ok.key;
 position t.p, f.p2;
 @@
 (
-* d@p(key);
+* DEFINE_STATIC_KEY_TRUE@p(key);
 |
-* d2@p2(key);
+* DEFINE_STATIC_KEY_TRUE_RO@p(key);
+|
+* DECLARE_STATIC_KEY_TRUE@p(key);
+|
+* DEFINE_STATIC_KEY_FALSE@p2(key);
+|
+* DEFINE_STATIC_KEY_FALSE_RO@p2(key);
+|
+* DECLARE_STATIC_KEY_FALSE@p2(key);
 )
 
 @script:python depends on org || report || collect@
 k << t.k;
-d << t.d;
 p << t.p;
 p2 << f.p2;
 cfg << ok.cfg;
 @@
+d = macro(p[0])
 c = str(cfg)
 m = d.replace('TRUE', 'MAYBE')
 if _mode == 'collect':
@@ -431,20 +524,28 @@ else:
 // ---- arrays of keys ----
 
 @ta@
-declarer d = {DEFINE_STATIC_KEY_ARRAY_TRUE, DEFINE_STATIC_KEY_ARRAY_TRUE_RO};
+declarer name DEFINE_STATIC_KEY_ARRAY_TRUE, DEFINE_STATIC_KEY_ARRAY_TRUE_RO;
 identifier k;
 expression n;
 position p;
 @@
-d@p(k, n);
+(
+DEFINE_STATIC_KEY_ARRAY_TRUE@p(k, n);
+|
+DEFINE_STATIC_KEY_ARRAY_TRUE_RO@p(k, n);
+)
 
 @fa@
-declarer d2 = {DEFINE_STATIC_KEY_ARRAY_FALSE, DEFINE_STATIC_KEY_ARRAY_FALSE_RO};
+declarer name DEFINE_STATIC_KEY_ARRAY_FALSE, DEFINE_STATIC_KEY_ARRAY_FALSE_RO;
 identifier ta.k;
 expression n2;
 position p2;
 @@
-d2@p2(k, n2);
+(
+DEFINE_STATIC_KEY_ARRAY_FALSE@p2(k, n2);
+|
+DEFINE_STATIC_KEY_ARRAY_FALSE_RO@p2(k, n2);
+)
 
 @script:python depends on !patch@
 k << ta.k;
@@ -494,7 +595,7 @@ else:
 // A likely()/unlikely() around the test held for the one layout the old
 // test had; with static_branch_maybe() it contradicts the layout in one
 // state of the option: it goes with the old test.
-@depends on patch@
+@depends on patch && uok@
 identifier u.k, uok.cfg;
 position u.p;
 @@

@@ -5,7 +5,8 @@
 # macro bodies, a pair in a header) compile with the option on and off
 # against this project's own <linux/jump_label.h>, and so does the patch of
 # static_key_maybe.cocci run alone, the way a kernel tree's make coccicheck
-# MODE=patch runs it; its context mode marks only real pairs.
+# MODE=patch runs it; its context mode marks only real pairs; spatch
+# parses only the files that name a key macro or test (a token query).
 # (The report and out/ golden files of fixtures/macros, runtime, details
 # and tristate are checked by test_cocci.sh.)  TAP on stdout.
 set -u
@@ -22,7 +23,7 @@ mkdir -p "$work/inc/statickeys"
 : >"$work/inc/statickeys/config.h"
 CC=${CC:-gcc}
 
-plan=6
+plan=7
 echo "TAP version 13"
 echo "1..$plan"
 builds() {	# builds FILE CONFIG LOG: compiles with CONFIG off and on
@@ -81,5 +82,24 @@ t=$work/tristate
 python3 "$srctree/scripts/coccicheck" --mode report "$fix/tristate/in" >"$t.report" 2>&1
 grep -q 'tri_key: CONFIG_FIXTURE_TRI_ON is tristate (drivers/Kconfig:5)' "$t.report"
 ok $? "a tristate option is refused, naming drivers/Kconfig:5" "$t.report"
+
+# The kernel's .cocciconfig gives spatch --use-gitgrep: with a token query
+# spatch parses only the files that name a key macro or test, in every
+# mode.  The script had none (declarer sets, mode rules that ran on every
+# file), and spatch parsed every file of the tree.
+t=$work/tokens
+cp -r "$fix/dropin" "$t"
+printf '%s\n' 'int plain(int x)' '{' '	return likely(x) ? 1 : unlikely(x > 2);' '}' >"$t/plain.c"
+(cd "$t" && git init -q && git add -A) >/dev/null 2>&1
+want=$(cd "$t" && grep -rlE 'STATIC_KEY_|static_branch_(likely|unlikely)' . | wc -l)
+: >"$t.err"
+for m in report patch context; do
+	# shellcheck disable=SC2086
+	(cd "$t" && spatch -D $m --very-quiet $opt --use-gitgrep --sp-file "$sp" --dir .) \
+		>/dev/null 2>"$t.$m.err"
+	grep -qx "$want files match" "$t.$m.err" || { echo "$m:"; cat "$t.$m.err"; } >>"$t.err"
+done
+[ ! -s "$t.err" ] && [ "$want" -lt "$(find "$t" -name '*.[ch]' | wc -l)" ]
+ok $? "static_key_maybe.cocci has a token query in every mode: $want files parsed, not plain.c" "$t.err"
 
 cocci_done

@@ -6,14 +6,17 @@
 # reported next to each: a DECLARE/DEFINE type mismatch across files
 # without and with a CONFIG pair (and a consistent pair, a MAYBE pair,
 # the same key name on two architectures), likely()/unlikely() tests
-# against the key's state with and without a comment, a
+# against the key's state with and without a comment (and with comment
+# marks inside a string or a character, which are no comment: the .cocci
+# took them for one before), a
 # static_branch_maybe() of another option than the key's, MAYBE keys on
 # a tristate, an int and an undefined option, _RO keys changed inside
 # and outside __init.  The lint must print exactly fixtures/lint/report
 # and exit 1, exit 0 on a clean tree and 2 on a failure; the .cocci,
 # run as the kernel's make coccicheck runs it (spatch --dir in a tree
 # with MAINTAINERS and Kconfig), must print exactly
-# fixtures/lint/report.spatch.  TAP on stdout.
+# fixtures/lint/report.spatch, and spatch must parse only the files that
+# name its macros (its token query).  TAP on stdout.
 set -u
 # shellcheck source=selftests/coccinelle/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +27,7 @@ work=$objtree/cocci/lint
 rm -rf "$work"
 mkdir -p "$work"
 
-plan=5
+plan=6
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -51,7 +54,7 @@ make -s -C "$srctree" O="$objtree" coccicheck MODE=lint M="$fix/in" >"$work/make
 rc=$?
 [ "$rc" -eq 0 ] && [ "$(cat "$objtree/cocci/coccicheck.status")" = 1 ] &&
 	diff -u "$fix/report" "$work/make" >"$work/make.diff" &&
-	[ "$(cat "$work/make.err")" = "coccicheck: 6 files scanned, 12 findings, 0 refused" ]
+	[ "$(cat "$work/make.err")" = "coccicheck: 6 files scanned, 15 findings, 0 refused" ]
 ok $? "make coccicheck MODE=lint: the same lines, status 1 in cocci/coccicheck.status (exit $rc)" "$work/make" "$work/make.diff" "$work/make.err"
 
 # The kernel's make coccicheck runs spatch --dir at the top of a kernel
@@ -63,5 +66,20 @@ cp -r "$fix/in" "$work/tree"
 	sort >"$work/spatch"
 diff -u "$fix/report.spatch" "$work/spatch" >"$work/spatch.diff"
 ok $? "static_key_lint.cocci as the kernel runs it: fixtures/lint/report.spatch" "$work/spatch.diff"
+
+# The kernel's .cocciconfig gives spatch --use-gitgrep: with a token query
+# spatch parses only the files that spell one of the script's macros; the
+# script had none (declarer sets) and spatch parsed every file of the
+# tree, a whole Linux tree for a report on a few hundred.
+printf 'int plain_file;\n' >"$work/tree/kernel/plain.c"
+(cd "$work/tree" && git init -q && git add -A) >/dev/null 2>&1
+want=$(cd "$work/tree" && grep -rlE --include='*.[ch]' \
+	'DEFINE_STATIC_KEY_|DECLARE_STATIC_KEY_MAYBE|static_branch_(likely|unlikely|maybe)' . | wc -l)
+(cd "$work/tree" && spatch -D report --very-quiet --no-includes --include-headers \
+	--use-gitgrep --sp-file "$srctree/coccinelle/static_key_lint.cocci" --dir .) \
+	>"$work/gitgrep" 2>"$work/gitgrep.err"
+grep -qx "$want files match" "$work/gitgrep.err" && [ "$want" -lt "$(find "$work/tree" -name '*.[ch]' | wc -l)" ] &&
+	sort "$work/gitgrep" | diff -u "$fix/report.spatch" - >"$work/gitgrep.diff"
+ok $? "static_key_lint.cocci has a token query: spatch parses the $want files that name its macros, not kernel/plain.c" "$work/gitgrep.err" "$work/gitgrep.diff"
 
 cocci_done
