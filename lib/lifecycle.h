@@ -17,9 +17,10 @@
 #include <statickeys/sections.h>
 
 /*
- * The levels, bottom (0) to top.  Prepare runs SK_LC_APPLY first,
- * parent/child run SK_LC_WRITER first.  The two top levels hold no lock
- * and have exit handlers only; the exit phase runs SK_LC_INTROSPECT first.
+ * The levels, bottom (0) to top.  Prepare runs SK_LC_CONTROL first,
+ * parent/child run SK_LC_WRITER first.  SK_LC_OBJECTS and SK_LC_INTROSPECT
+ * hold no lock and have exit handlers only; SK_LC_CONTROL's locks are
+ * taken before every other (a request runs key changes and queries).
  */
 enum sk_lifecycle_level {
 	SK_LC_WRITER,	/* the write method's descriptors (kernel/text_poke_procmem.c) */
@@ -30,6 +31,7 @@ enum sk_lifecycle_level {
 	SK_LC_APPLY,	/* sk_apply_lock (kernel/params.c), outermost */
 	SK_LC_OBJECTS,	/* objects stay registered at exit (kernel/object.c) */
 	SK_LC_INTROSPECT, /* STATICKEYS_DEBUG=keys' table (kernel/introspect.c) */
+	SK_LC_CONTROL,	/* the control channel (kernel/control.c), outermost */
 	SK_LC_NR
 };
 
