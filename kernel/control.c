@@ -194,6 +194,13 @@ static void client_read(struct client *c)
 		client_refuse(c, "request longer than %d bytes", SK_CONTROL_LINE_MAX - 1);
 }
 
+/*
+ * Out of descriptors or memory, the pending connection stays readable:
+ * stop accepting for a while instead of spinning.
+ */
+#define CONTROL_PAUSE_MS	100
+static long long accept_paused_until;
+
 static void client_accept(void)
 {
 	struct client *c = NULL;
@@ -202,11 +209,19 @@ static void client_accept(void)
 	int fd;
 
 	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			accept_paused_until = now_ms() + CONTROL_PAUSE_MS;
 		return;
+	}
 	for (i = 0; i < CONTROL_CLIENTS && !c; i++)
 		if (clients[i].fd < 0)
 			c = &clients[i];
+	if (!c) {		/* never: the socket is not polled when full */
+		close(fd);
+		return;
+	}
 	c->fd = fd;
 	c->len = 0;
 	c->deadline = now_ms() + CONTROL_DEADLINE_MS;
@@ -241,8 +256,14 @@ static void *control_thread(void *arg)
 				timeout = c->deadline - now > 0 ? c->deadline - now : 0;
 		}
 		/* Every slot taken: the others wait in the backlog. */
-		pfd[0] = (struct pollfd){ .fd = listen_fd,
-					  .events = busy < CONTROL_CLIENTS ? POLLIN : 0 };
+		pfd[0] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+		if (busy == CONTROL_CLIENTS)
+			pfd[0].events = 0;
+		if (accept_paused_until > now) {
+			pfd[0].events = 0;
+			if (timeout < 0 || accept_paused_until - now < timeout)
+				timeout = accept_paused_until - now;
+		}
 		if (poll(pfd, 1 + CONTROL_CLIENTS, (int)timeout) < 0)
 			continue;
 		now = now_ms();

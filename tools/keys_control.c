@@ -82,12 +82,26 @@ static int send_line(int fd, const char *request)
 	return off == len ? 0 : -1;
 }
 
+/*
+ * The process may be hostile (root asks any process): what it sends is
+ * printed with every byte outside printable ASCII as '?', in pieces of a
+ * bounded size, and no more than MAX_REPLY bytes in all.
+ */
+#define MAX_REPLY	(64UL << 20)
+
+static void print_clean(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((*s >= 0x20 && *s < 0x7f) || *s == '\n' || *s == '\t' ?
+		      *s : '?', out);
+}
+
 int control_request(long pid, const char *request, bool show_ok,
 		    const char *prog)
 {
-	char *line = NULL;
-	size_t size = 0;
-	ssize_t n;
+	bool line_start = true, data = false;
+	unsigned long total = 0;
+	char buf[4096];
 	int fd, ret = 1;
 	FILE *f;
 
@@ -105,24 +119,33 @@ int control_request(long pid, const char *request, bool show_ok,
 		close(fd);
 		return 1;
 	}
-	while ((n = getline(&line, &size, f)) > 0) {
-		if (line[0] == ' ') {
-			fputs(line + 1, stdout);
-		} else if (!strncmp(line, "ok", 2)) {
-			if (show_ok)
-				printf("%ld: %s", pid, line);
+	while (total < MAX_REPLY && fgets(buf, sizeof(buf), f)) {
+		bool ends = strchr(buf, '\n') != NULL;
+
+		total += strlen(buf);
+		if (line_start)
+			data = buf[0] == ' ';
+		if (data) {
+			print_clean(stdout, buf + line_start);
+		} else if (line_start && !strncmp(buf, "ok", 2)) {
+			if (show_ok) {
+				printf("%ld: ", pid);
+				print_clean(stdout, buf);
+			}
 			ret = 0;
 			break;
 		} else {
-			fprintf(stderr, "%s: process %ld: %s", prog, pid, line);
+			fprintf(stderr, "%s: process %ld: ", prog, pid);
+			print_clean(stderr, buf);
+			if (!ends)
+				fputc('\n', stderr);
 			break;
 		}
+		line_start = ends;
 	}
-	if (n <= 0)
-		fprintf(stderr, "%s: process %ld: the reply ended early%s%s\n",
-			prog, pid, ferror(f) ? ": " : "",
-			ferror(f) ? strerror(errno) : "");
-	free(line);
+	if (ret && !(total && !data))
+		fprintf(stderr, "%s: process %ld: the reply ended early%s\n",
+			prog, pid, total >= MAX_REPLY ? " (over 64 MiB: not read)" : "");
 	fclose(f);
 	return ret;
 }

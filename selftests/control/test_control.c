@@ -546,16 +546,38 @@ static long voluntary_switches(pid_t pid, long tid)
 	return n;
 }
 
+/* Its CPU time, utime + stime in clock ticks, from /proc. */
+static long cpu_ticks(pid_t pid, long tid)
+{
+	unsigned long utime, stime;
+	char path[96], line[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* After the name: state, then fields 4 to 13, then utime, stime. */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &utime, &stime) != 2)
+		return -1;
+	return (long)(utime + stime);
+}
+
 static void test_idle(struct target *t)
 {
-	long tid = 0, before, after;
+	long tid = 0, before, after, ticks0, ticks1;
 
 	threads_named(t->pid, "sk-control", &tid);
 	before = voluntary_switches(t->pid, tid);
+	ticks0 = cpu_ticks(t->pid, tid);
 	usleep(300 * 1000);
 	after = voluntary_switches(t->pid, tid);
-	tap_diag("idle 300 ms: the control thread's voluntary context switches %ld -> %ld",
-		 before, after);
+	ticks1 = cpu_ticks(t->pid, tid);
+	tap_diag("idle 300 ms: the control thread's voluntary context switches %ld -> %ld, CPU time %ld -> %ld ticks",
+		 before, after, ticks0, ticks1);
 	tap_ok(before >= 0 && after == before,
 	       "the idle control thread never wakes up (voluntary context switches unchanged)");
 }
