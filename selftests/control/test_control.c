@@ -508,7 +508,9 @@ static void test_hostile(struct target *t)
 	peer_start(&fast, t->pid, 0, "keys\n", 5, PEER_CLOSE_NOTHING);
 	peer_finish(&fast, reply, sizeof(reply));
 	ok = ok && strstr(reply, "\nok ");
-	tap_ok(ok, "while a peer sends half a line and sleeps, the program's thread runs and another peer is served");
+	/* fork() with the slow connection open: the child has none of it. */
+	ok = ok && target_ask(t, 'f') == 'y';
+	tap_ok(ok, "while a peer sends half a line and sleeps, the program's thread runs and forks, and another peer is served");
 	peer_finish(&slow, buf, sizeof(buf));
 	ok = starts(buf, "error: no whole request within ") && target_ask(t, 'r') == '0';
 	tap_ok(ok, "the slow peer gets an error at its deadline, nothing changed");
@@ -609,20 +611,80 @@ static void test_idle(struct target *t)
 	       "the idle control thread never wakes up (voluntary context switches unchanged)");
 }
 
+/*
+ * Another process binds the name first: the program's start fails with
+ * EADDRINUSE, and statickeys-keys refuses the socket it reaches, which
+ * the pid it was given does not hold.
+ */
+static void test_squatter(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *runner = getenv("RUNNER");
+	int go[2], back[2], fd, n, st, ret = 0;
+	char cmd[600], out[600] = "";
+	bool tool_ok = false;
+	pid_t p;
+	FILE *f;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(back, O_CLOEXEC))
+		abort();
+	fflush(NULL);
+	p = fork();
+	if (p == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		ret = statickeys_control_start();
+		if (write(back[1], &ret, sizeof(ret)) != sizeof(ret))
+			_exit(3);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     "statickeys-control.%d", (int)p);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa,
+			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ||
+	    listen(fd, 4) || write(go[1], "g", 1) != 1 ||
+	    read(back[0], &ret, sizeof(ret)) != sizeof(ret))
+		ret = 1;
+	snprintf(cmd, sizeof(cmd), "%s %s %d --set ctl_key=on 2>&1",
+		 runner ? runner : "", KEYS_TOOL, (int)p);
+	f = popen(cmd, "r");
+	if (f) {
+		n = (int)fread(out, 1, sizeof(out) - 1, f);
+		out[n > 0 ? n : 0] = '\0';
+		tool_ok = pclose(f) != 0 && strstr(out, "is held by process") &&
+			  strstr(out, ": not used");
+	}
+	close(go[1]);
+	waitpid(p, &st, 0);
+	close(fd);
+	close(go[0]);
+	close(back[0]);
+	close(back[1]);
+	tap_ok(ret == -EADDRINUSE, "a name another process holds: statickeys_control_start() returns -EADDRINUSE");
+	tap_ok(tool_ok, "statickeys-keys refuses a socket that the pid it was given does not hold");
+	if (!tool_ok)
+		show("statickeys-keys", out);
+}
+
 int main(void)
 {
 	const char *runner;
 	struct target t;
 	int c;
 
-	tap_plan(25);
+	tap_plan(27);
 	if (geteuid()) {
-		for (int i = 0; i < 25; i++)
+		for (int i = 0; i < 27; i++)
 			tap_skip("needs root to run peers of other users", "control %d", i);
 		return tap_exit();
 	}
 	test_not_opted_in();
 	test_permissions();
+	test_squatter();
 	if (!target_start(&t, 0, 1))
 		abort();
 	test_requests(&t);
