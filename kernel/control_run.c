@@ -25,6 +25,7 @@
 #endif
 #include "control.h"
 #include "control_internal.h"
+#include "internal.h"
 #include "../lib/warn.h"
 
 /* ---- private keys: a short list the program adds to ---- */
@@ -35,23 +36,13 @@ static size_t nr_private, max_private;
 
 SK_EXPORT int statickeys_control_private(struct static_key *key)
 {
-	struct static_key **grown;
-	int ret = 0;
+	int ret;
 
 	pthread_mutex_lock(&private_lock);
-	if (nr_private == max_private) {
-		size_t max = max_private ? 2 * max_private : 8;
-
-		grown = realloc(private_keys, max * sizeof(*grown));
-		if (!grown) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		private_keys = grown;
-		max_private = max;
-	}
-	private_keys[nr_private++] = key;
-out:
+	ret = sk_reserve((void **)&private_keys, &max_private, nr_private,
+			 sizeof(*private_keys));
+	if (!ret)
+		private_keys[nr_private++] = key;
 	pthread_mutex_unlock(&private_lock);
 	return ret;
 }
