@@ -400,9 +400,11 @@ $(objtree)/libstatickeys-kstack.so: $(KSTACK_SO)
 -include $(lib-obj:.o=.d) $(kstack-obj:.o=.d)
 
 # ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
+# -Wno-transparent-union: glibc's <sys/socket.h> declares the address
+# arguments of the socket calls a transparent union (kernel/control.c).
 SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
-		   -Wno-flexible-array-sizeof \
+		   -Wno-flexible-array-sizeof -Wno-transparent-union \
 		   -D__CHECKER__ \
 		   $(sparse_arch_$(BUILDARCH))
 # 32-bit targets read their cross libc's headers (the build machine's are
