@@ -365,7 +365,15 @@ out:
 	return ret;
 }
 
-/* ---- fork(): the child has no thread, so no channel ---- */
+/*
+ * ---- fork(): the child has no thread, so no channel ----
+ *
+ * control_lock and the private keys' lock are leaves: nothing is locked
+ * while they are held.  Their entry is at the bottom level, so prepare
+ * takes them after every other lock of the fork (a thread that forks
+ * holding jump_label_mutex never waits for them while another forking
+ * thread holds one and waits for jump_label_mutex).
+ */
 
 static void control_prepare(void)
 {
