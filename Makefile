@@ -400,9 +400,11 @@ $(objtree)/libstatickeys-kstack.so: $(KSTACK_SO)
 -include $(lib-obj:.o=.d) $(kstack-obj:.o=.d)
 
 # ---- sparse: C=1 checks what is compiled, C=2 checks every source ----
+# -Wno-transparent-union: glibc's <sys/socket.h> declares the address
+# arguments of the socket calls a transparent union (kernel/control.c).
 SPARSE_FLAGS	?= -Wsparse-all -Wno-declaration-after-statement \
 		   -Wno-non-pointer-null -Wno-decl -Wno-unknown-attribute \
-		   -Wno-flexible-array-sizeof \
+		   -Wno-flexible-array-sizeof -Wno-transparent-union \
 		   -D__CHECKER__ \
 		   $(sparse_arch_$(BUILDARCH))
 # 32-bit targets read their cross libc's headers (the build machine's are
@@ -589,9 +591,9 @@ help:
 	@echo '  check-package    debian/ built for amd64, arm64, i386, armhf, riscv64, lintian, inspected;'
 	@echo '                   the native ones installed and used (root) [PACKAGE_ARCHES="amd64 i386"]'
 	@echo '  check-nodebian   make, make install and a consumer on a root without dpkg, apt or kconfig-frontends (root)'
-	@echo '  fuzz             the command-line parser and ELF reader under libFuzzer [FUZZTIME=60]'
+	@echo '  fuzz             the command-line parser, ELF reader and control requests under libFuzzer [FUZZTIME=60]'
 	@echo '  fuzz-merge       fold new fuzzer finds into the corpora'
-	@echo '  fuzz-check       a bounded fuzz run of the ELF reader [FUZZRUNS=20000]'
+	@echo '  fuzz-check       a bounded fuzz run of the ELF reader and control requests [FUZZRUNS=20000]'
 	@echo 'Figures:'
 	@echo '  run              randomize_kstack_offset through real entry code [CMDLINE="randomize_kstack_offset=off"]'
 	@echo '  bench            Documentation/benchmarks.rst'"'"'s figures'

@@ -43,6 +43,11 @@ struct ddebug_match_cache {
 int ddebug_parse_queries(const char *text, const char *modname,
 			 struct ddebug_queries *out);
 void ddebug_free_queries(struct ddebug_queries *qs);
+/* What the calling thread's last refused query said was wrong ("" none). */
+const char *ddebug_last_bad(void);
+/* Call @fn for every registered site, under the tables' lock, until non-zero. */
+int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
+			 void *arg);
 bool ddebug_query_matches(const struct ddebug_query *q,
 			  const struct _ddebug *dp,
 			  struct ddebug_match_cache *cache);

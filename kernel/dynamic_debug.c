@@ -203,6 +203,21 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 	pthread_mutex_unlock(&ddebug_lock);
 }
 
+int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
+			 void *arg)
+{
+	struct ddebug_table *t;
+	struct _ddebug *dp;
+	int ret = 0;
+
+	pthread_mutex_lock(&ddebug_lock);
+	for (t = ddebug_tables; t && !ret; t = t->next)
+		for (dp = t->start; dp < t->stop && !ret; dp++)
+			ret = fn(dp, arg);
+	pthread_mutex_unlock(&ddebug_lock);
+	return ret;
+}
+
 /*
  * The kernel's prefix: "[tid] " with t, then "module:", "function:" and
  * "line:" with m, f and l, and one space after the last of these.

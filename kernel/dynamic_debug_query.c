@@ -38,9 +38,18 @@ static const struct {
 	{ '_', _DPRINTK_FLAGS_NONE },
 };
 
+/* The calling thread's last complaint, for ddebug_last_bad(). */
+static __thread char ddebug_why[160];
+
 static void ddebug_bad(const char *what, const char *word)
 {
 	fprintf(stderr, "dyndbg: %s \"%s\"\n", what, word);
+	snprintf(ddebug_why, sizeof(ddebug_why), "%s \"%.64s\"", what, word);
+}
+
+const char *ddebug_last_bad(void)
+{
+	return ddebug_why;
 }
 
 /* '*' any run, '?' one character; nothing else is special. */
@@ -375,6 +384,7 @@ int ddebug_parse_queries(const char *text, const char *modname,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	ddebug_why[0] = '\0';
 	for (p = text; *p; p++)
 		max += *p == ';' || *p == '\n';
 	/* The copy keeps @modname too: the queries point into it. */

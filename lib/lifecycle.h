@@ -18,10 +18,14 @@
 
 /*
  * The levels, bottom (0) to top.  Prepare runs SK_LC_APPLY first,
- * parent/child run SK_LC_WRITER first.  The two top levels hold no lock
+ * parent/child run SK_LC_CONTROL first.  The two top levels hold no lock
  * and have exit handlers only; the exit phase runs SK_LC_INTROSPECT first.
+ * SK_LC_CONTROL's locks are leaves, taken with nothing else after them
+ * (the channel's thread runs requests without them): innermost, so that
+ * prepare takes them last, when every other lock of the fork is held.
  */
 enum sk_lifecycle_level {
+	SK_LC_CONTROL,	/* the control channel (kernel/control.c): its leaf locks */
 	SK_LC_WRITER,	/* the write method's descriptors (kernel/text_poke_procmem.c) */
 	SK_LC_ARCH,	/* the arch patcher's per-process state */
 	SK_LC_DEFERRED,	/* the deferred-work lock (jump_label_ratelimit.c) */

@@ -2,7 +2,8 @@
 /*
  * statickeys-keys [-a] [-k GLOB] [--json] PID...: the keys of running
  * processes, read from outside
- * and never changed: its mappings, each mapped file's __jump_table (found
+ * and never changed (--set, --dyndbg and --sites ask the process itself,
+ * through its control channel: keys_control.c): its mappings, each mapped file's __jump_table (found
  * through the file, read from the process, where the library has sorted
  * it), the keys and the site bytes from /proc/<pid>/mem.  The table is the
  * one statickeys_print_keys() prints (kernel/symbols.c writes both).
@@ -42,6 +43,7 @@
 #include <statickeys/statickeys.h>
 #include "../kernel/symbols.h"
 #include "../lib/elf.h"
+#include "keys_control.h"
 
 #define ENTRY_BRANCH	JUMP_ENTRY_BRANCH
 #define ENTRY_DEAD	2UL	/* bit 1: the library refused the site */
@@ -815,14 +817,19 @@ static void print_key(const struct rec *r, size_t n,
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [-a] [-k GLOB]... [--json] PID...\n"
+		"       %s PID --set NAME=on|off | --dyndbg QUERY | --sites...\n"
 		"       %s -V | --version\n"
 		"List the static keys of running processes, read-only: each key's name,\n"
 		"object, type, count, branch direction and sites (statickeys-keys(1)).\n"
 		"  -a, --all        the library's internal keys too\n"
 		"  -k, --key GLOB   only keys whose name matches GLOB (fnmatch; repeatable)\n"
 		"      --json       one JSON document (schema in statickeys-keys(1))\n"
-		"  -V, --version    the version of statickeys this tool belongs to\n",
-		prog, prog);
+		"  -V, --version    the version of statickeys this tool belongs to\n"
+		"Through the control channel of a process that opened one (in order, repeatable):\n"
+		"      --set NAME=on|off  switch the key NAME (a symbol, or 0x and its address)\n"
+		"      --dyndbg QUERY     run a dynamic-debug query\n"
+		"      --sites            list its dynamic-debug sites\n",
+		prog, prog, prog);
 }
 
 /* Why the memory of @pid cannot be read, for a person: a static string. */
@@ -972,8 +979,69 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "set", required_argument, NULL, 'S' },
+	{ "dyndbg", required_argument, NULL, 'D' },
+	{ "sites", no_argument, NULL, 'L' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The control requests of the command line, in order. */
+static char **requests;
+static size_t nr_requests;
+
+/* --set NAME=on|off as "set NAME on"; NULL when it is not that. */
+static char *set_request(const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char *req;
+
+	if (!eq || eq == arg || (strcmp(eq, "=on") && strcmp(eq, "=off")) ||
+	    asprintf(&req, "set %.*s %s", (int)(eq - arg), arg, eq + 1) < 0)
+		return NULL;
+	return req;
+}
+
+static int add_request(int opt, const char *arg)
+{
+	char *req = NULL;
+
+	if (opt == 'S' && !(req = set_request(arg))) {
+		fprintf(stderr, "%s: --set %s: not NAME=on or NAME=off\n", prog, arg);
+		return 2;
+	}
+	if (opt == 'D' && (strpbrk(arg, "\n\r") ||
+			   asprintf(&req, "dyndbg %s", arg) < 0)) {
+		fprintf(stderr, "%s: --dyndbg: one line (separate queries with ';')\n", prog);
+		return 2;
+	}
+	if (opt == 'L' && !(req = strdup("sites")))
+		return 1;
+	requests = realloc(requests, (nr_requests + 1) * sizeof(*requests));
+	if (!requests)
+		return 1;
+	requests[nr_requests++] = req;
+	return 0;
+}
+
+/* Every request to the one process; 1 if any was refused. */
+static int control_process(int argc, char **argv)
+{
+	int ret = 0;
+	size_t i;
+
+	if (argc - optind != 1 || opt_all || opt_json || nr_opt_keys) {
+		fprintf(stderr, "%s: --set, --dyndbg and --sites take one PID and no -a, -k or --json\n",
+			prog);
+		return 2;
+	}
+	for (i = 0; i < nr_requests; i++) {
+		ret |= control_request(atol(argv[optind]), requests[i],
+				       strncmp(requests[i], "sites", 5), prog);
+		free(requests[i]);
+	}
+	free(requests);
+	return fflush(stdout) ? 1 : ret;
+}
 
 int main(int argc, char **argv)
 {
@@ -1006,9 +1074,19 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'S':
+		case 'D':
+		case 'L':
+			r = add_request(c, optarg);
+			if (r)
+				return r;
+			break;
 		default:
 			if (optopt == 'k')
 				fprintf(stderr, "%s: -k needs a pattern\n", prog);
+			else if (optopt == 'S' || optopt == 'D')
+				fprintf(stderr, "%s: %s needs an argument\n", prog,
+					argv[optind - 1]);
 			else if (optopt)
 				fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
 			else
@@ -1029,6 +1107,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (nr_requests)
+		return control_process(argc, argv);
 	if (opt_json)
 		printf("{\"schema\": 1, \"tool\": \"%s\", \"version\": \"%d.%d.%d\", \"processes\": [",
 		       prog, STATICKEYS_VERSION_MAJOR, STATICKEYS_VERSION_MINOR,

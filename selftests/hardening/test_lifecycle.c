@@ -24,7 +24,7 @@ extern const struct sk_lifecycle __start_sk_lifecycle[];
 extern const struct sk_lifecycle __stop_sk_lifecycle[];
 
 static const char *const level_names[SK_LC_NR] = {
-	"writer", "arch", "deferred", "params", "core", "apply",
+	"control", "writer", "arch", "deferred", "params", "core", "apply",
 	"objects", "introspect",
 };
 
