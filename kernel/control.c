@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include "control_internal.h"
 #include "object_hooks.h"
 #include "../lib/lifecycle.h"
+#include "../lib/thread.h"
 #include "../lib/warn.h"
 
 #define CONTROL_CLIENTS		16	/* connections read at once */
@@ -307,33 +307,6 @@ static int control_bind(void)
 	return fd;
 }
 
-/*
- * The thread takes no asynchronous signal: the program's threads do.  It
- * keeps SIGTRAP (and the faults) unblocked: the x86 patcher's breakpoints
- * must be able to reach every thread.
- */
-static int control_thread_start(void)
-{
-	sigset_t all, old;
-	pthread_t t;
-	int err;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t, NULL, control_thread, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return -err;
-	pthread_setname_np(t, "sk-control");
-	pthread_detach(t);
-	return 0;
-}
-
 SK_EXPORT int statickeys_control_start(void)
 {
 	unsigned int i;
@@ -355,7 +328,7 @@ SK_EXPORT int statickeys_control_start(void)
 	if (ret < 0)
 		goto out;
 	listen_fd = ret;
-	ret = control_thread_start();
+	ret = sk_thread_start(control_thread, "sk-control");
 	if (ret) {
 		close(listen_fd);
 		listen_fd = -1;

@@ -146,26 +146,9 @@ __hidden int sk_text_poke_segment(uintptr_t addr, uintptr_t *start,
 				  uintptr_t *end);
 
 /*
- * sk_reserve() - make room for one more element in a growable array: 0, or
- * -ENOMEM with the array unchanged.
+ * sk_reserve_n() - room for @n elements in a growable array (the capacity
+ * doubles from 64): 0, or -ENOMEM with the array unchanged.
  */
-static inline int sk_reserve(void **arr, size_t *cap, size_t used,
-			     size_t elem)
-{
-	size_t n = *cap ? 2 * *cap : 64;
-	void *p;
-
-	if (used < *cap)
-		return 0;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
-/* sk_reserve_n() - room for @n elements in a growable array, as above. */
 static inline int sk_reserve_n(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t want = *cap ? *cap : 64;
@@ -181,6 +164,13 @@ static inline int sk_reserve_n(void **arr, size_t *cap, size_t n, size_t elem)
 	*arr = p;
 	*cap = want;
 	return 0;
+}
+
+/* sk_reserve() - room for one more than @used elements, as above. */
+static inline int sk_reserve(void **arr, size_t *cap, size_t used,
+			     size_t elem)
+{
+	return sk_reserve_n(arr, cap, used + 1, elem);
 }
 
 /*

@@ -12,12 +12,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 #include <linux/jump_label_ratelimit.h>
 #include "internal.h"
 #include "../lib/lifecycle.h"
+#include "../lib/thread.h"
 #include "object_hooks.h"
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -105,8 +105,6 @@ static void *worker(void *arg)
 static int start_worker(void)
 {
 	pthread_condattr_t ca;
-	pthread_t t;
-	sigset_t all, old;
 	int err;
 
 	if (worker_started)
@@ -115,18 +113,9 @@ static int start_worker(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&work_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	/*
-	 * The worker takes no signals meant for the program, except SIGTRAP,
-	 * which a thread must never block while sites may be patched (x86).
-	 */
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t, NULL, worker, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = sk_thread_start(worker, NULL);
 	if (err)
-		return -err;
-	pthread_detach(t);
+		return err;
 	worker_started = true;
 	return 0;
 }
