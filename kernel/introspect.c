@@ -126,7 +126,7 @@ SK_EXPORT int statickeys_for_each_key(statickeys_key_fn fn, void *arg)
 	 * every registered object mapped; the loader is never asked.
 	 */
 	ret = collect(&recs, &n);
-	if (!ret && sk_maps_read(0, &maps, &cache.nr_maps))
+	if (!ret && sk_maps_read(&maps, &cache.nr_maps))
 		cache.nr_maps = 0;	/* no names, no objects: still a table */
 	cache.maps = maps;
 	if (!ret && !(sites = malloc((n ? n : 1) * sizeof(*sites))))

@@ -16,26 +16,23 @@
 
 #include "symbols.h"
 
-int sk_maps_read(pid_t pid, struct sk_map **maps, size_t *n)
+int sk_maps_read(struct sk_map **maps, size_t *n)
 {
-	char file[64], line[PATH_MAX + 128];
+	char line[PATH_MAX + 128];
 	struct sk_map *v = NULL, *t;
 	size_t cap = 0, used = 0;
 	FILE *f;
 
-	if (pid)
-		snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
-	else
-		snprintf(file, sizeof(file), "/proc/self/maps");
-	f = fopen(file, "re");
+	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off;
+		unsigned long ino;
 		int path_at = 0;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off,
-			   &path_at) < 3 || !path_at || line[path_at] != '/')
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %lu %n", &s, &e, &off,
+			   &ino, &path_at) < 4 || !path_at || line[path_at] != '/')
 			continue;
 		if (used == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -48,7 +45,7 @@ int sk_maps_read(pid_t pid, struct sk_map **maps, size_t *n)
 			v = t;
 		}
 		line[strcspn(line, "\n")] = '\0';
-		v[used] = (struct sk_map){ s, e, off, "" };
+		v[used] = (struct sk_map){ s, e, off, ino, "" };
 		snprintf(v[used++].path, PATH_MAX, "%s", line + path_at);
 	}
 	fclose(f);
@@ -68,22 +65,28 @@ const struct sk_map *sk_maps_find(const struct sk_map *maps, size_t n,
 	return NULL;
 }
 
-/*
- * The bias, from the lowest mapping of the file: it maps the page of the
- * first PT_LOAD's file offset at that segment's address plus the bias.
- */
-static int find_bias(struct sk_elf *f, const struct sk_map *maps, size_t n)
+/* The lowest mapping of @path: the one that maps its first loaded page. */
+static const struct sk_map *lowest(const char *path, const struct sk_map *maps,
+				   size_t n)
 {
-	const struct elfr_seg *first = elfr_first_load(&f->elf);
 	const struct sk_map *low = NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(maps[i].path, f->path) &&
+		if (!strcmp(maps[i].path, path) &&
 		    (!low || maps[i].start < low->start))
 			low = &maps[i];
-	if (!low)
-		return -ENOENT;
+	return low;
+}
+
+/*
+ * The bias: the lowest mapping maps the page of the first PT_LOAD's file
+ * offset at that segment's address plus the bias.
+ */
+static int find_bias(struct sk_elf *f, const struct sk_map *low)
+{
+	const struct elfr_seg *first = elfr_first_load(&f->elf);
+
 	if (!first)
 		return -ENOEXEC;
 	f->bias = low->start - first->vaddr + first->offset -
@@ -91,9 +94,47 @@ static int find_bias(struct sk_elf *f, const struct sk_map *maps, size_t n)
 	return 0;
 }
 
+/*
+ * The file mapped at @m, opened for reading, through whichever way reaches
+ * it, each checked to lead to the inode the mapping has:
+ *  - /proc/self/exe, for the main program: no directory on its name is
+ *    searched, so a program that dropped privileges (setuid() to a user who
+ *    may not enter the directory it was started from) still reads itself;
+ *  - /proc/self/map_files, for any object, deleted or not, but only with
+ *    CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE;
+ *  - the name, if it still leads to the file mapped.
+ * -errno of the last way tried (-ESTALE: a name that leads elsewhere now).
+ */
+static int open_mapped(const struct sk_map *m)
+{
+	char map_file[64];
+	const char *ways[] = { "/proc/self/exe", map_file, m->path };
+	struct stat st;
+	int err = -ENOENT;
+	size_t i;
+
+	snprintf(map_file, sizeof(map_file), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)m->start, (unsigned long)m->end);
+	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		int fd = open(ways[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    st.st_ino == m->ino)
+			return fd;
+		err = -ESTALE;
+		close(fd);
+	}
+	return err;
+}
+
 int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 		size_t n)
 {
+	const struct sk_map *low = lowest(path, maps, n);
 	struct elfr_source src = { elfr_mem_read, NULL, 0 };
 	struct stat st;
 	void *p;
@@ -101,9 +142,11 @@ int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!low)
+		return -ENOENT;
+	fd = open_mapped(low);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || !st.st_size) {
 		close(fd);
 		return -ENOEXEC;
@@ -122,7 +165,7 @@ int sk_elf_open(struct sk_elf *f, const char *path, const struct sk_map *maps,
 	f->size = st.st_size;
 	/* Only a file of this process's class. */
 	err = f->elf.class != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ?
-	      -ENOEXEC : find_bias(f, maps, n);
+	      -ENOEXEC : find_bias(f, low);
 	if (err)
 		sk_elf_close(f);
 	return err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
  * Reading a process from its files, without the dynamic loader: the
- * mappings of /proc/<pid>/maps, the sections and symbol tables of the ELF
+ * mappings of /proc/self/maps, the sections and symbol tables of the ELF
  * files mapped, and the key table's format.  Shared by the library's
  * introspection (kernel/introspect.c) and statickeys-keys(1), so that both
  * name keys and print them the same way.  Hidden, never exported.
@@ -24,14 +24,15 @@
 struct sk_map {
 	uintptr_t start, end;
 	unsigned long long offset;
+	unsigned long ino;	/* of the file mapped, as the maps line says */
 	char path[PATH_MAX];
 };
 
 /*
- * sk_maps_read() - the file-backed mappings of process @pid (0: this one):
- * 0, or -errno (the open's, for the caller's message) with nothing kept.
+ * sk_maps_read() - the file-backed mappings of this process: 0, or -errno
+ * (the open's, for the caller's message) with nothing kept.
  */
-__sk_sym_hidden int sk_maps_read(pid_t pid, struct sk_map **maps, size_t *n);
+__sk_sym_hidden int sk_maps_read(struct sk_map **maps, size_t *n);
 __sk_sym_hidden const struct sk_map *sk_maps_find(const struct sk_map *maps,
 						  size_t n, uintptr_t addr);
 
@@ -51,9 +52,11 @@ struct sk_elf {
 };
 
 /*
- * sk_elf_open() - map @path, check its headers (lib/elf.c) and find its
- * load bias from @maps (the mapping of its first loaded page): 0, or -errno
- * (-ENOEXEC: not a sound ELF file of this machine's class).
+ * sk_elf_open() - map the file this process maps as @path (of @maps: the
+ * file itself, not whatever the name leads to now; see open_mapped()),
+ * check its headers (lib/elf.c) and find its load bias (the mapping of its
+ * first loaded page): 0, or -errno (-ENOEXEC: not a sound ELF file of this
+ * machine's class).
  */
 __sk_sym_hidden int sk_elf_open(struct sk_elf *f, const char *path,
 				const struct sk_map *maps, size_t n);

@@ -66,7 +66,7 @@ static bool key_name_from_file(const void *key, char *buf, size_t len)
 	size_t n;
 	bool named;
 
-	if (sk_maps_read(0, &maps, &n))
+	if (sk_maps_read(&maps, &n))
 		return false;
 	c.maps = maps;
 	c.nr_maps = n;

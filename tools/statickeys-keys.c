@@ -10,8 +10,8 @@
  *
  * The process may belong to someone else and be hostile: the files are the
  * ones it maps, opened through /proc/<pid>/map_files (never by a name it
- * chose), else by name with no symbolic link followed and only if the file
- * is still the one mapped; never a read that can block; every ELF offset
+ * chose), the program through /proc/<pid>/exe, else by name with no
+ * symbolic link followed and only if the file is still the one mapped; never a read that can block; every ELF offset
  * checked (lib/elf.c); each object left out is named, with the reason.
  */
 #define _GNU_SOURCE
@@ -355,6 +355,20 @@ static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 	if (denied != EPERM && denied != EACCES) {
 		left_out(o, "%s: %s", path, strerror(denied));
 		return -1;
+	}
+	/*
+	 * The program itself through /proc/<pid>/exe (a peer who may read the
+	 * process may follow it): no directory on its name is searched.
+	 */
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!fstat(fd, st) && st->st_ino == o->ino) {
+			*unsure = major(st->st_dev) != o->major ||
+				  minor(st->st_dev) != o->minor;
+			return fd;
+		}
+		close(fd);
 	}
 	fd = open_name(o->name);
 	if (fd < 0) {

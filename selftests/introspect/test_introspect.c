@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
@@ -256,6 +258,110 @@ static void test_print(void)
 	free(buf);
 }
 
+/*
+ * --own-file drop|replaced: run as a copy of this program in a directory
+ * only root may enter, then either drop to nobody (who may not enter it)
+ * or replace the file at its name by another.  Either way the name no
+ * longer leads to the file mapped, and the walk must still name the
+ * program's key from it.  Exit 0 when it does.
+ */
+static int own_file(const char *how)
+{
+	char self[PATH_MAX], other[PATH_MAX + 8];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd;
+
+	if (n <= 0)
+		return 2;
+	self[n] = '\0';
+	if (!strcmp(how, "drop")) {
+		if (setgid(65534) || setuid(65534))
+			return 2;
+		if (access(self, R_OK) == 0) {
+			fprintf(stderr, "# %s is still readable by name\n", self);
+			return 2;
+		}
+	} else {
+		snprintf(other, sizeof(other), "%s.new", self);
+		fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		if (fd < 0 || write(fd, "not the program\n", 16) != 16 ||
+		    close(fd) || rename(other, self))
+			return 2;
+	}
+	walk();
+	if (!seen[EXE].found || strcmp(seen[EXE].table, "symtab")) {
+		fprintf(stderr, "# %s: k_exe found %d table %s\n", how,
+			seen[EXE].found, seen[EXE].table);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Copy this program into a new directory of mode 0700 and run the copy
+ * with --own-file @how: its exit status, or -1 when it could not be set
+ * up.
+ */
+static int run_own_file(const char *how)
+{
+	char dir[] = "/tmp/sk-intro-XXXXXX", copy[sizeof(dir) + 32], buf[65536];
+	int in, out, st = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(copy, sizeof(copy), "%s/test_introspect", dir);
+	in = open(exe, O_RDONLY | O_CLOEXEC);
+	out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && !close(out) && in >= 0) {
+		pid = fork();
+		if (pid == 0) {
+			execl(copy, copy, "--own-file", how, (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0 && waitpid(pid, &st, 0) == pid)
+			st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+		else
+			st = -1;
+	}
+	unlink(copy);
+	rmdir(dir);
+	return st;
+}
+
+static void test_own_file(void)
+{
+	const char *runner = getenv("RUNNER");
+	int st;
+
+	if (runner && *runner) {
+		tap_skip("under qemu-user, which opens /proc/self/exe by the program's name (a known limit, Documentation/introspection.rst)",
+			 "own file replaced");
+		tap_skip("under qemu-user, which opens /proc/self/exe by the program's name",
+			 "own file after setuid");
+		return;
+	}
+	st = run_own_file("replaced");
+
+	tap_ok(st == 0,
+	       "the program's file replaced at its name: the walk still names its key from the file mapped (status %d)",
+	       st);
+	if (geteuid() != 0) {
+		tap_skip("dropping privileges takes root", "own file after setuid");
+		return;
+	}
+	st = run_own_file("drop");
+	tap_ok(st == 0,
+	       "a program started by root from a directory of mode 0700 that dropped to uid 65534 still names its key (status %d)",
+	       st);
+}
+
 /* Where a debugger stops to read the table (test_keys_gdb.sh). */
 __attribute__((noinline)) void intro_served(void)
 {
@@ -286,12 +392,14 @@ static int serve(const char *file, bool undumpable)
 
 int main(int argc, char **argv)
 {
-	const int checks = 18;
+	const int checks = 20;
 	ssize_t n;
 	int i;
 
 	if (argc >= 3 && !strcmp(argv[1], "--serve"))
 		return serve(argv[2], argc > 3);
+	if (argc == 3 && !strcmp(argv[1], "--own-file"))
+		return own_file(argv[2]);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	tap_plan(checks);
@@ -314,6 +422,7 @@ int main(int argc, char **argv)
 	test_rules();
 	test_concurrent();
 	test_print();
+	test_own_file();
 	/* The sites are executed: every one in the state the walk said. */
 	tap_ok(s_exe_b() == 1 && s_ro() == 0 && s_def() == 0,
 	       "the sites run the way the walk said");

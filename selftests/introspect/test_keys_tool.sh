@@ -15,7 +15,7 @@ trap 'exec 3>&- 4<&-; rm -rf "$tmp"' EXIT
 # serve PROG ARGS... / unserve: the process statickeys-keys reads.
 . "$srctree/selftests/introspect/serve.sh"
 
-tap_plan 9
+tap_plan 10
 
 # ---- STATICKEYS_DEBUG (runs anywhere, qemu-aarch64 included) ----
 out=$(STATICKEYS_DEBUG=keys ${RUNNER:-} "$dir/test_introspect" --serve "$tmp/self" \
@@ -43,7 +43,7 @@ tap_ok $? "an unknown word of STATICKEYS_DEBUG is named, the known one still act
 if [ -n "${RUNNER:-}" ]; then
 	# Under qemu-aarch64 the target's /proc/<pid>/maps and mem are the
 	# emulator's own, not the guest's: nothing to read from outside.
-	for i in 3 4 5 6 7 8 9; do
+	for i in 3 4 5 6 7 8 9 10; do
 		tap_skip "the tool reads a native process; under $RUNNER the target's /proc files are the emulator's" "tool $i"
 	done
 	tap_exit
@@ -116,6 +116,34 @@ unserve
 [ $rc -eq 1 ] && [ ! -s "$tmp/tool" ] &&
 	echo "$err" | grep -q "^statickeys-keys: may not read process $pid: Permission denied (its memory needs the permission ptrace does"
 tap_ok $? "$how: refused, naming the pid and the reason, nothing listed ($err)"
+
+# The program's file behind a directory its reader may not search: the
+# tool, as the program's own user, reads it through /proc/<pid>/exe.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+if [ "$(id -u)" -ne 0 ] || ! id nobody > /dev/null 2>&1; then
+	tap_skip "needs root, to run the program and the tool as nobody" "the program behind a closed directory"
+elif ! as_nobody test -r "$objtree/libstatickeys.so" ||
+	! as_nobody test -r "$dir/libintro_dso.so"; then
+	tap_skip "nobody cannot read the build tree ($objtree): the program could not start as nobody" "the program behind a closed directory"
+elif [ "$SK_JUMP_LABEL" != y ]; then
+	tap_skip "CONFIG_JUMP_LABEL=n: no site to list" "the program behind a closed directory"
+else
+	mkdir "$tmp/hid"
+	cp "$dir/test_introspect" "$tmp/hid/"
+	: > "$tmp/self3"
+	chown -R nobody "$tmp/hid" "$tmp/self3"
+	serve setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$tmp/hid/test_introspect" --serve "$tmp/self3"
+	chmod 000 "$tmp/hid"
+	err=$(run_tool "$pid" 2>&1 >"$tmp/tool3")
+	rc=$?
+	unserve
+	chmod 755 "$tmp/hid"
+	want=$(grep ' k_exe ' "$tmp/self3")
+	[ $rc -eq 0 ] && [ -n "$want" ] && [ "$(grep ' k_exe ' "$tmp/tool3")" = "$want" ]
+	tap_ok $? "as nobody, a process of nobody's whose directory nobody may no longer enter: its key named from /proc/<pid>/exe ($want)"
+	[ "$tap_failed" -ne 0 ] && { echo "$err"; cat "$tmp/tool3"; } | tap_diag
+fi
 
 err=$("$tool" 2147483647 2>&1)
 [ $? -eq 1 ] && [ "$err" = "statickeys-keys: no process 2147483647" ]

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tap.h"
 #include "../../kernel/symbols.h"
@@ -20,7 +21,8 @@ static const char *path;
 /* Open @path as if mapped at 0x10000 and ask for a name and a section. */
 static int read_one(void *arg)
 {
-	struct sk_map map = { 0x10000, 0x30000, 0, "" };
+	struct sk_map map = { 0x10000, 0x30000, 0, 0, "" };
+	struct stat st;
 	const char *table;
 	uintptr_t addr;
 	size_t size;
@@ -29,6 +31,10 @@ static int read_one(void *arg)
 
 	(void)arg;
 	snprintf(map.path, sizeof(map.path), "%s", path);
+	/* Opened by name: the inode the maps line would give. */
+	if (stat(path, &st))
+		return 2;
+	map.ino = st.st_ino;
 	if (sk_elf_open(&f, path, &map, 1))
 		return 0;
 	for (a = 0x10000; a < 0x10400; a += 8)
