@@ -30,7 +30,28 @@ struct batch_key {
 	bool on;
 };
 
-static __thread unsigned int depth, nest;
+/*
+ * The batch is the lock's, not each thread's: only the holder of
+ * jump_label_mutex can have one, so its depth (begins not yet committed)
+ * and nest (jump_label_lock() calls inside it not yet undone) are written
+ * by that thread alone, with the mutex held.  Other threads read depth
+ * (atomically) only to learn the batch is not theirs: sk_lock_is_mine()
+ * says whose it is.  No thread-local storage: its dynamic model costs a
+ * call on every change of a batch, the initial-exec one a library loaded
+ * late cannot have (see the held messages in kernel/warn_key.c).
+ */
+static unsigned int depth, nest;
+
+/* The calling thread's batch is open (it holds the lock). */
+static bool mine(void)
+{
+	return __atomic_load_n(&depth, __ATOMIC_RELAXED) && sk_lock_is_mine();
+}
+
+static void set_depth(unsigned int d)
+{
+	__atomic_store_n(&depth, d, __ATOMIC_RELAXED);
+}
 
 /* Only the batch's thread (holding the mutex) touches what follows. */
 static struct batch_key *keys;
@@ -122,17 +143,23 @@ static int set_grow(size_t n)
 
 bool sk_batch_open(void)
 {
+	return mine();
+}
+
+bool sk_batch_open_locked(void)
+{
 	return depth != 0;
 }
 
 bool sk_batch_nest(void)
 {
-	if (!depth)
+	if (!mine())
 		return false;
 	nest++;
 	return true;
 }
 
+/* Only the lock's holder unlocks: nest is its own. */
 bool sk_batch_unnest(void)
 {
 	if (!nest)
@@ -209,25 +236,26 @@ void sk_batch_settle(const struct static_key *key)
  */
 bool sk_batch_enter(void)
 {
-	if (!depth)
+	if (!mine())
 		return false;
-	depth++;
+	set_depth(depth + 1);
 	return true;
 }
 
 void sk_batch_start(void)
 {
-	depth = 1;
+	set_depth(1);
 	batch_err = 0;
 }
 
 int sk_batch_end(int *err)
 {
-	if (!depth) {
+	if (!mine()) {
 		sk_warn("statickeys_batch_commit() without statickeys_batch_begin()");
 		return -EINVAL;
 	}
-	if (--depth)
+	set_depth(depth - 1);
+	if (depth)
 		return 1;
 	flush();
 	*err = batch_err;

@@ -29,6 +29,7 @@
 #include <linux/jump_label.h>
 #include <statickeys/batch.h>
 #include "ddebug.h"
+#include "internal.h"
 
 struct ddebug_table {
 	struct ddebug_table *next;
@@ -63,13 +64,13 @@ static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t)
 		newflags = (dp->flags & q->mask) | q->flags;
 		if (newflags == dp->flags)
 			continue;
-		/* Only p moves the key; the other flags shape the output. */
-		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT) {
-			if (newflags & _DPRINTK_FLAGS_PRINT)
-				static_key_enable(&dp->key.dd_key_true.key);
-			else
-				static_key_disable(&dp->key.dd_key_true.key);
-		}
+		/*
+		 * Only p moves the key; the other flags shape the output.
+		 * The caller's batch holds the lock for every key.
+		 */
+		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT)
+			sk_batch_key_switch(&dp->key.dd_key_true.key,
+					    newflags & _DPRINTK_FLAGS_PRINT);
 		dp->flags = newflags;
 	}
 	return found;

@@ -320,8 +320,15 @@ extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
  * _unlock() only count for that thread (sk_batch_nest(), _unnest());
  * sk_batch_settle() writes what is queued before @key changes a second
  * time (NULL: before an object registers or unregisters).
+ * sk_batch_open(): the calling thread's batch is open, asked by any
+ * thread; sk_batch_open_locked(): the same, asked by the lock's holder
+ * (a batch can only be its own).  sk_batch_key_switch() (kernel/
+ * jump_label.c): static_key_enable()/_disable() inside the caller's open
+ * batch, without taking the lock again.
  */
 __hidden bool sk_batch_open(void);
+__hidden bool sk_batch_open_locked(void);
+__hidden void sk_batch_key_switch(struct static_key *key, bool on);
 __hidden bool sk_batch_nest(void);
 __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on);

@@ -44,6 +44,7 @@ SK_EXPORT bool static_key_initialized = true;
 
 static void release_mutex(void)
 {
+	sk_error_publish();
 	sk_lock_owner_drop(NULL);
 	pthread_mutex_unlock(&jump_label_mutex);
 }
@@ -52,7 +53,10 @@ static void release_mutex(void)
 static __attribute__((noinline)) void release_mutex_and_print(void)
 {
 	struct sk_held_warning out[SK_NR_HELD_WARNINGS];
-	unsigned int n = sk_lock_owner_drop(out);
+	unsigned int n;
+
+	sk_error_publish();
+	n = sk_lock_owner_drop(out);
 
 	pthread_mutex_unlock(&jump_label_mutex);
 	sk_held_print(out, n);
@@ -235,6 +239,24 @@ static bool key_change(struct static_key *key, enum key_op op, const char *fn,
 	}
 	jump_label_unlock();
 	return ret;
+}
+
+/*
+ * static_key_enable() or _disable() of @key by the thread whose batch is
+ * open (it holds the mutex already): the same change and refusals, without
+ * the lock's take and release around each key, for a caller that changes
+ * thousands in one batch (dynamic debug's queries).  Outside such a batch,
+ * the ordinary change.
+ */
+void sk_batch_key_switch(struct static_key *key, bool on)
+{
+	if (!sk_batch_open())
+		key_change(key, on ? KEY_ENABLE : KEY_DISABLE,
+			   on ? "static_key_enable" : "static_key_disable", false);
+	else if (on)
+		__static_key_enable(key);
+	else
+		__static_key_disable(key);
 }
 
 /**

@@ -71,7 +71,7 @@ static bool key_switch(struct static_key *key, bool on)
 		return false;
 	}
 	/* In a batch, enabled once the commit has written the sites. */
-	if (on && !(err > 0 && sk_batch_open()))
+	if (on && !(err > 0 && sk_batch_open_locked()))
 		__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
 	sk_set_error(0);
 	return true;

@@ -16,7 +16,16 @@
 #include "key_core.h"
 #include "queue.h"
 
+/*
+ * The error of the last change.  Every change sets it with jump_label_mutex
+ * held, so while the mutex is held it is the lock's (lock_error, read by
+ * the owner alone) and is handed to the thread's own copy when the mutex
+ * is released (sk_error_publish()): one thread-local write per hold of the
+ * lock, however many keys a batch changes under it.
+ */
 static __thread int last_error;
+static int lock_error;
+static bool lock_error_set;
 
 /*
  * The reasons statickeys_last_error() may give, and nothing else: an error
@@ -38,13 +47,25 @@ static int public_error(int err)
 
 void sk_set_error(int err)
 {
-	last_error = public_error(err);
+	lock_error = public_error(err);
+	lock_error_set = true;
 	if (err)
 		sk_count_refused();
 }
 
+void sk_error_publish(void)
+{
+	if (lock_error_set) {
+		last_error = lock_error;
+		lock_error_set = false;
+	}
+}
+
 SK_EXPORT int statickeys_last_error(void)
 {
+	/* Within its own hold of the lock (a batch): the lock's. */
+	if (sk_lock_is_mine() && lock_error_set)
+		return lock_error;
 	return last_error;
 }
 
@@ -157,7 +178,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	struct sk_object *o = NULL;
 	int queued = 0, err;
 	unsigned int nth = 0;
-	bool batch = sk_batch_open() && !sk_text_poke_probing();
+	bool batch = sk_batch_open_locked() && !sk_text_poke_probing();
 	size_t mark = batch ? sk_queue_mark() : 0;
 
 	/* A failed change's; not while a batch's sites are queued. */

@@ -54,6 +54,13 @@ __kc_hidden bool __static_key_slow_inc(struct static_key *key);
 __kc_hidden void __static_key_enable(struct static_key *key);
 __kc_hidden void __static_key_disable(struct static_key *key);
 
+/*
+ * kernel/jump_label_update.c: the error sk_set_error() left while the
+ * mutex was held becomes the thread's statickeys_last_error() (called just
+ * before the mutex is released).
+ */
+__kc_hidden void sk_error_publish(void);
+
 /* kernel/batch.c: the begin and commit halves (see there). */
 __kc_hidden bool sk_batch_enter(void);
 __kc_hidden void sk_batch_start(void);

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <linux/seccomp.h>
 
 #include <linux/jump_label.h>
+#include <statickeys/batch.h>
 #include <statickeys/statickeys.h>
 #include "../ro/capture.h"
 #include "arch.h"
@@ -28,6 +30,7 @@ DEFINE_STATIC_KEY_FALSE(dec_key);	/* decremented below zero */
 DEFINE_STATIC_KEY_TRUE(dec_true_key);
 DEFINE_STATIC_KEY_FALSE(en_key);	/* enabled twice */
 DEFINE_STATIC_KEY_FALSE(warm_key);	/* the parent's first change */
+DEFINE_STATIC_KEY_FALSE(own_key);	/* another thread's refusal */
 
 SITE(rf_a, static_branch_unlikely(&rf_key))
 SITE(rf_b, static_branch_likely(&rf_key))
@@ -337,9 +340,44 @@ static void test_enable_twice(void)
 	       "static_branch_disable() of a disabled key: no-op");
 }
 
+/* ---- the error is the thread's own ---- */
+
+static void *refuse_in_thread(void *arg)
+{
+	int *seen = arg;
+
+	capture_begin();
+	static_branch_dec(&own_key);	/* below zero: ERANGE */
+	capture_end();
+	seen[0] = statickeys_last_error();
+	statickeys_batch_begin();
+	static_branch_dec(&own_key);
+	seen[1] = statickeys_last_error();	/* inside its batch */
+	statickeys_batch_commit();
+	seen[2] = statickeys_last_error();	/* the commit's: 0 */
+	return NULL;
+}
+
+static void test_error_per_thread(void)
+{
+	int seen[3] = { -1, -1, -1 }, mine;
+	pthread_t t;
+
+	static_branch_enable(&warm_key);	/* this thread's last: 0 */
+	if (pthread_create(&t, NULL, refuse_in_thread, seen)) {
+		tap_skip("pthread_create failed", "the error is the thread's own");
+		return;
+	}
+	pthread_join(t, NULL);
+	mine = statickeys_last_error();
+	tap_ok(seen[0] == ERANGE && seen[1] == ERANGE && seen[2] == 0 && mine == 0,
+	       "statickeys_last_error() is each thread's: another thread's refusal (%d, %d in its batch, %d after its commit) leaves this one's %d",
+	       seen[0], seen[1], seen[2], mine);
+}
+
 int main(void)
 {
-	tap_plan(4 + 7 + 5 + 2 + 1);
+	tap_plan(4 + 7 + 5 + 2 + 1 + 1);
 	nm = mmap(NULL, sizeof(*nm), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
@@ -354,5 +392,6 @@ int main(void)
 	test_corrupted_site();
 	test_dec_below_zero();
 	test_enable_twice();
+	test_error_per_thread();
 	return tap_exit();
 }
