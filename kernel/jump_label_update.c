@@ -208,8 +208,15 @@ int sk_jump_label_update(struct static_key *key, int count)
 			}
 			queued++;
 		}
-		if (e)
+		if (e) {
 			hints[h].next = e;
+			/*
+			 * The next key's first site, most likely (see
+			 * hints): its code is read when that key comes.
+			 */
+			if (e < stop)
+				__builtin_prefetch((const void *)jump_entry_code(e));
+		}
 	}
 	if (!queued)
 		return 0;

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -151,16 +152,38 @@ size_t sk_seal_find_copies(char *start, char *stop, const char *objname,
 	return n;
 }
 
+/*
+ * The addresses that any sealed object's read-only keys, or their copies,
+ * ever took: every key change asks key_sealed(), and most keys lie
+ * outside (none at all in a process without read-only keys).  Only ever
+ * widened, so an object gone leaves it wider than needed, never wrong.
+ * Locked.
+ */
+static uintptr_t sealed_lo = UINTPTR_MAX, sealed_hi;
+
+static void sealed_widen(uintptr_t lo, uintptr_t hi)
+{
+	if (lo < sealed_lo)
+		sealed_lo = lo;
+	if (hi > sealed_hi)
+		sealed_hi = hi;
+}
+
 /* Make the object's read-only keys read-only.  Called locked. */
 void sk_seal_object(struct sk_object *o, void **copies, size_t nr_copies)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uintptr_t s = (uintptr_t)o->ro_page_start;
 	uintptr_t e = (uintptr_t)o->ro_page_end;
+	size_t i;
 
 	o->sealed = true;
 	o->copies = copies;
 	o->nr_copies = nr_copies;
+	if (o->ro_start != o->ro_stop)
+		sealed_widen((uintptr_t)o->ro_start, (uintptr_t)o->ro_stop);
+	for (i = 0; i < nr_copies; i++)
+		sealed_widen((uintptr_t)copies[i], (uintptr_t)copies[i] + 1);
 	if (o->ro_start == o->ro_stop)
 		return;
 	if (!s || !e || s % ps || e % ps || s > (uintptr_t)o->ro_start ||
@@ -196,6 +219,8 @@ static struct sk_object *key_sealed(const struct static_key *key)
 {
 	struct sk_object *o;
 
+	if ((uintptr_t)key < sealed_lo || (uintptr_t)key >= sealed_hi)
+		return NULL;
 	for (o = sk_registry_next(NULL); o; o = sk_registry_next(o))
 		if (o->sealed && holds_ro_key(o, key))
 			return o;

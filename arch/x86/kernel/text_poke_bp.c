@@ -283,6 +283,38 @@ static uintptr_t write_start(uintptr_t first, uintptr_t end, uintptr_t from)
  */
 static uint8_t step_buf[SK_BRIDGE_SPAN];
 
+/*
+ * The groups of the forward steps: the same sites in the same writes in
+ * all three, so the first step records them and the next two replay the
+ * record instead of grouping again (one walk of the batch, not three).
+ * Undoing groups anew: a step that failed half-way leaves fewer sites in
+ * the next.  No memory for the record: every step groups for itself.
+ */
+struct span {
+	size_t i, j;
+	uintptr_t start;
+};
+
+static struct span *spans;
+static size_t nr_spans, spans_cap;
+static bool spans_kept;		/* spans[] holds the first step's groups */
+
+/* Write group @g of the step; mark its sites as reached (or undone). */
+static int write_group(struct group *g, const struct sk_fill *f)
+{
+	struct x86_site *sites = the_batch.sites;
+	uintptr_t end = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE;
+	int err = sk_text_poke_fill(g->start, step_buf, end - g->start, f);
+	size_t k;
+
+	for (k = g->i; k < g->j; k++)
+		sites[k].done = g->undo ? (uint8_t)(g->step - 1) : (uint8_t)g->step;
+	if (err && g->undo)
+		for (k = g->i; k < g->j; k++)
+			sites[k].done = (uint8_t)g->step;
+	return err;
+}
+
 static int write_step(int step, bool undo)
 {
 	struct x86_site *sites = the_batch.sites;
@@ -292,7 +324,7 @@ static int write_step(int step, bool undo)
 	struct group g = { .step = step, .undo = undo };
 	const struct sk_fill f = { fill_group, group_landed, &g };
 	uintptr_t seg_start, seg_end = 0, from, end;
-	size_t i = 0, j, k;
+	size_t i = 0, j;
 	/*
 	 * The first step forwards comes straight after the apply installed
 	 * the handler: asking the kernel again would only repeat its answer.
@@ -304,6 +336,17 @@ static int write_step(int step, bool undo)
 	int err = (step == 1 || sk_text_poke_alone()) && !undo ? 0 :
 		  sk_bp_install();
 
+	if (!undo && step > 1 && spans_kept) {
+		for (i = 0; i < nr_spans && !err; i++) {
+			g.i = spans[i].i;
+			g.j = spans[i].j;
+			g.start = spans[i].start;
+			err = write_group(&g, &f);
+		}
+		return err;
+	}
+	spans_kept = !undo && step == 1;
+	nr_spans = 0;
 	while (i < the_batch.n && !err) {
 		if (!in_step(&sites[i], step, undo)) {
 			i++;
@@ -321,12 +364,12 @@ static int write_step(int step, bool undo)
 		g.start = write_start(sites[i].addr, end, from);
 		g.i = i;
 		g.j = j;
-		err = sk_text_poke_fill(g.start, step_buf, end - g.start, &f);
-		for (k = i; k < j; k++)
-			sites[k].done = undo ? (uint8_t)(step - 1) : (uint8_t)step;
-		if (err && undo)
-			for (k = i; k < j; k++)
-				sites[k].done = (uint8_t)step;
+		if (spans_kept &&
+		    sk_reserve((void **)&spans, &spans_cap, nr_spans, sizeof(*spans)))
+			spans_kept = false;
+		if (spans_kept)
+			spans[nr_spans++] = (struct span){ i, j, g.start };
+		err = write_group(&g, &f);
 		i = j;
 	}
 	return err;
