@@ -10,6 +10,7 @@
  *                       (for strace -c: system calls per change)
  *   bench_keys one R T  the same with T idle threads besides the caller
  *                       (the checks a process with other threads gets)
+ *   bench_keys batch R  R batches of all N keys on, then off (for perf)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -193,6 +194,16 @@ int main(int argc, char **argv)
 			static_branch_disable(&one_key);
 		}
 		return one_fn() != 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "batch")) {
+		double cpu;
+		int i;
+
+		for (i = 0; i < atoi(argv[2]); i++) {
+			all_keys(true, true, &ok, &cpu);
+			all_keys(false, true, &ok, &cpu);
+		}
+		return !ok;
 	}
 	one = one_change(REPS, &ok);
 	fl = floor_change(REPS);

@@ -114,6 +114,9 @@ void __jump_label_unlock(void)
  */
 SK_EXPORT void jump_label_unlock(void)
 {
+	/* Inside this thread's batch it only counts, cancellation still off. */
+	if (sk_batch_unnest())
+		return;
 	__jump_label_unlock();
 	pthread_testcancel();
 }

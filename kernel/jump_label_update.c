@@ -88,18 +88,20 @@ enum jump_label_type sk_entry_type(const struct jump_entry *entry, int count)
 }
 
 /*
- * Where the last key's entries ended, in the last few tables searched: a
- * caller that changes many keys mostly goes through them in the order of
- * their table (dynamic debug's descriptors hold their keys in site order,
- * a loop runs over an array of keys), so the next key is usually the
- * entry after the last one.  Only a guess, checked against the table as
- * registered now; jump_label_mutex guards it.
+ * Where the last key's entries began and ended, in the last few tables
+ * searched: a caller that changes many keys mostly goes through them in
+ * the order of their table, one way or the other (dynamic debug's
+ * descriptors hold their keys in site order; GCC lays out an array's keys,
+ * defined one after another, last to first), so the next key's entries
+ * usually start just after the last key's, or end just before them.  Only
+ * a guess, checked against the table as registered now; jump_label_mutex
+ * guards it.
  */
 #define SK_HINTS	8
 
 static struct {
 	const struct jump_entry *start;
-	struct jump_entry *next;
+	struct jump_entry *first, *next;
 } hints[SK_HINTS];
 
 /* The slot of the table at @start, the @nth of the walk: mostly slot @nth. */
@@ -114,7 +116,7 @@ static unsigned int hint_slot(const struct jump_entry *start, unsigned int nth)
 			return i;
 	i = nth % SK_HINTS;
 	hints[i].start = start;
-	hints[i].next = NULL;
+	hints[i].first = hints[i].next = NULL;
 	return i;
 }
 
@@ -122,17 +124,26 @@ static unsigned int hint_slot(const struct jump_entry *start, unsigned int nth)
 static struct jump_entry *first_entry(struct jump_entry *start,
 				      struct jump_entry *stop,
 				      const struct static_key *key,
-				      struct jump_entry *hint)
+				      struct jump_entry *next,
+				      struct jump_entry *first)
 {
 	struct jump_entry *lo = start, *hi = stop;
 
 	if (start == stop || (uintptr_t)key < (uintptr_t)jump_entry_key(start) ||
 	    (uintptr_t)key > (uintptr_t)jump_entry_key(stop - 1))
 		return NULL;
-	if (hint && hint >= start && hint < stop &&
-	    jump_entry_key(hint) == key &&
-	    (hint == start || jump_entry_key(hint - 1) != key))
-		return hint;
+	/* Just after the last key's entries: the key's first one? */
+	if (next && next >= start && next < stop &&
+	    jump_entry_key(next) == key &&
+	    (next == start || jump_entry_key(next - 1) != key))
+		return next;
+	/* Just before them: the key's last one; its first is further back. */
+	if (first && first > start && first <= stop &&
+	    jump_entry_key(first - 1) == key) {
+		for (lo = first - 1; lo > start && jump_entry_key(lo - 1) == key; lo--)
+			;
+		return lo;
+	}
 	while (lo < hi) {
 		struct jump_entry *mid = lo + (hi - lo) / 2;
 
@@ -187,7 +198,9 @@ int sk_jump_label_update(struct static_key *key, int count)
 	while (sk_next_table(&o, &start, &stop)) {
 		unsigned int h = hint_slot(start, nth++);
 
-		e = first_entry(start, stop, key, hints[h].next);
+		e = first_entry(start, stop, key, hints[h].next, hints[h].first);
+		if (e)
+			hints[h].first = e;
 		for (; e && e < stop && jump_entry_key(e) == key; e++) {
 			/*
 			 * Queueing reads every site: a key's sites are spread
