@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <linux/dynamic_debug.h>
@@ -156,6 +157,26 @@ static char forked_child_check(bool own)
 	return 'y';
 }
 
+/* The target's descriptors taken by 'M', given back by 'm'. */
+static int spare_fds[65536];
+static int nr_spare_fds;
+
+static int exhaust_fds(void)
+{
+	int fd;
+
+	while (nr_spare_fds < (int)(sizeof(spare_fds) / sizeof(spare_fds[0])) &&
+	       (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		spare_fds[nr_spare_fds++] = fd;
+	return errno == EMFILE ? nr_spare_fds : -1;
+}
+
+static void release_fds(void)
+{
+	while (nr_spare_fds)
+		close(spare_fds[--nr_spare_fds]);
+}
+
 static void target_main(uid_t uid, int dumpable, int cmd, int res)
 {
 	char c;
@@ -178,6 +199,12 @@ static void target_main(uid_t uid, int dumpable, int cmd, int res)
 	while (read(cmd, &c, 1) == 1) {
 		if (c == 'r') {
 			c = (char)('0' + run_paths());
+		} else if (c == 'M') {
+			/* Every descriptor taken: the channel's accept() fails. */
+			c = exhaust_fds() > 0 ? 'y' : 'n';
+		} else if (c == 'm') {
+			release_fds();
+			c = 'y';
 		} else if (c == 'f' || c == 'F') {
 			bool own = c == 'F';
 			pid_t p;
@@ -633,6 +660,44 @@ static void test_idle(struct target *t)
 }
 
 /*
+ * The program out of descriptors: a peer connects, the channel's accept()
+ * fails with EMFILE and the connection stays pending.  The thread must
+ * not spin on it (it stops accepting for CONTROL_PAUSE_MS, 100 ms, at a
+ * time), and serves the peer once descriptors are free again.  Judged by
+ * the thread's CPU ticks over 500 ms: a spinning thread takes them all.
+ */
+static void test_out_of_fds(struct target *t)
+{
+	long tid = 0, ticks0, ticks1, wake0, wake1;
+	struct rlimit lim;
+	struct peer p;
+	bool served;
+
+	threads_named(t->pid, "sk-control", &tid);
+	/* A soft limit the target can fill quickly. */
+	lim = (struct rlimit){ 256, 256 };
+	if (prlimit(t->pid, RLIMIT_NOFILE, &lim, NULL) ||
+	    target_ask(t, 'M') != 'y') {
+		tap_skip("cannot lower the target's descriptor limit", "out of descriptors");
+		return;
+	}
+	peer_start(&p, t->pid, 0, "keys\n", 5, PEER_SHUT_WR);
+	usleep(50 * 1000);
+	ticks0 = cpu_ticks(t->pid, tid);
+	wake0 = voluntary_switches(t->pid, tid);
+	usleep(500 * 1000);
+	ticks1 = cpu_ticks(t->pid, tid);
+	wake1 = voluntary_switches(t->pid, tid);
+	target_ask(t, 'm');
+	served = closes_ok(peer_finish(&p, reply, sizeof(reply)));
+	tap_diag("out of descriptors for 500 ms: the control thread's CPU %ld -> %ld ticks, voluntary switches %ld -> %ld",
+		 ticks0, ticks1, wake0, wake1);
+	tap_ok(ticks0 >= 0 && ticks1 - ticks0 <= 5 && wake1 - wake0 <= 12 && served,
+	       "out of descriptors, the channel waits instead of spinning (%ld ticks, %ld wake-ups in 500 ms) and serves the pending peer once some are free",
+	       ticks1 - ticks0, wake1 - wake0);
+}
+
+/*
  * Another process binds the name first: the program's start fails with
  * EADDRINUSE, and statickeys-keys refuses the socket it reaches, which
  * the pid it was given does not hold.
@@ -697,7 +762,7 @@ int main(void)
 	struct target t;
 	int c;
 
-	tap_plan(27);
+	tap_plan(28);
 	if (geteuid()) {
 		for (int i = 0; i < 27; i++)
 			tap_skip("needs root to run peers of other users", "control %d", i);
@@ -712,6 +777,7 @@ int main(void)
 	test_hostile(&t);
 	test_many(&t);
 	test_idle(&t);
+	test_out_of_fds(&t);
 	c = target_ask(&t, 'f');
 	tap_ok(c == 'y' && set_obeyed(&t, 0),
 	       "fork(): the child has no control thread and no channel; the parent still serves");
