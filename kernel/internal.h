@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <linux/jump_label.h>
 #include <statickeys/sections.h>
+#include "../lib/section.h"
 #include "../lib/warn.h"
 
 #define __hidden	__attribute__((visibility("hidden")))
@@ -237,8 +238,8 @@ typedef int sk_hook_text_segment_fn(uintptr_t addr, uintptr_t *start,
 				    uintptr_t *end);
 typedef int sk_hook_key_update_fn(struct static_key *key, int count);
 #define SK_WRITER_HOOK(name, fn)					\
-	static sk_hook_##name##_fn *const __sk_hook_##name##_ptr	\
-	__sk_retain __attribute__((section("__sk_hook_" #name))) = (fn)
+	SK_SECTION_ENTRY(sk_hook_##name##_fn *, __sk_hook_##name,	\
+			 __sk_hook_##name##_ptr) = (fn)
 
 /*
  * The object registry (kernel/object.c) as the key core sees it; every call

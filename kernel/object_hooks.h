@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <statickeys/object.h>
 #include "internal.h"
+#include "../lib/section.h"
 
 /* Within each event, the hooks of SK_HOOK_FIRST run before the others. */
 enum sk_object_hook_order {
@@ -40,18 +41,14 @@ struct sk_object_hook {
 };
 
 #define SK_OBJECT_HOOK(name)						\
-	static const struct sk_object_hook name __sk_retain		\
-	__attribute__((section("sk_object_hooks"),			\
-		       aligned(__alignof__(struct sk_object_hook))))
+	SK_SECTION_ENTRY(struct sk_object_hook, sk_object_hooks, name)
 
-extern const struct sk_object_hook __start_sk_object_hooks[] __hidden;
-extern const struct sk_object_hook __stop_sk_object_hooks[] __hidden;
+SK_SECTION_TABLE(struct sk_object_hook, sk_object_hooks);
 
 /* Each hook, those of each order together, in order. */
 #define for_each_object_hook(h, ord)					\
 	for ((ord) = 0; (ord) < SK_HOOK_ORDERS; (ord)++)		\
-		for ((h) = __start_sk_object_hooks;			\
-		     (h) < __stop_sk_object_hooks; (h)++)		\
+		sk_section_for_each(h, sk_object_hooks)			\
 			if ((h)->order == (ord))
 
 #endif /* _STATICKEYS_KERNEL_OBJECT_HOOKS_H */

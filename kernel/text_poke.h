@@ -87,16 +87,12 @@ static inline uintptr_t rec_addr(const char *rec)
 
 /*
  * The upper layer's hook @name (kernel/internal.h, SK_WRITER_HOOK()), or
- * NULL.  Weak and hidden: the section of this library's own module, never
- * another's.
+ * NULL (lib/section.h).
  */
-#define SK_HOOK_SYM	__attribute__((weak, visibility("hidden")))
-extern sk_hook_text_segment_fn *const __start___sk_hook_text_segment[] SK_HOOK_SYM;
-extern sk_hook_text_segment_fn *const __stop___sk_hook_text_segment[] SK_HOOK_SYM;
-extern sk_hook_key_update_fn *const __start___sk_hook_key_update[] SK_HOOK_SYM;
-extern sk_hook_key_update_fn *const __stop___sk_hook_key_update[] SK_HOOK_SYM;
+SK_SECTION_TABLE(sk_hook_text_segment_fn *, __sk_hook_text_segment);
+SK_SECTION_TABLE(sk_hook_key_update_fn *, __sk_hook_key_update);
 #define sk_writer_hook(name)						\
-	(&__start___sk_hook_##name[0] != &__stop___sk_hook_##name[0] ?	\
-	 __start___sk_hook_##name[0] : NULL)
+	(sk_section_empty(__sk_hook_##name) ? NULL :			\
+	 *sk_section_start(__sk_hook_##name))
 
 #endif /* _STATICKEYS_KERNEL_TEXT_POKE_H */

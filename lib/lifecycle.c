@@ -14,11 +14,7 @@
 #include "lifecycle.h"
 #include "warn.h"
 
-/* Weak: a link with no entry at all has no section and no such symbols. */
-extern const struct sk_lifecycle __start_sk_lifecycle[]
-	__attribute__((weak, visibility("hidden")));
-extern const struct sk_lifecycle __stop_sk_lifecycle[]
-	__attribute__((weak, visibility("hidden")));
+SK_SECTION_TABLE(struct sk_lifecycle, sk_lifecycle);
 
 enum phase { PREPARE, PARENT, CHILD };
 
@@ -33,10 +29,8 @@ static void run_exit(bool main_program)
 	const struct sk_lifecycle *e;
 	int level;
 
-	if (!__start_sk_lifecycle)
-		return;
 	for (level = SK_LC_NR - 1; level >= 0; level--)
-		for (e = __start_sk_lifecycle; e < __stop_sk_lifecycle; e++)
+		sk_section_for_each(e, sk_lifecycle)
 			if ((int)e->level == level && e->exit)
 				e->exit(main_program);
 }
@@ -64,8 +58,8 @@ void sk_lifecycle_exit_arm(bool main_program)
 
 static void run_level(int level, enum phase p)
 {
-	const struct sk_lifecycle *first = __start_sk_lifecycle;
-	const struct sk_lifecycle *last = __stop_sk_lifecycle;
+	const struct sk_lifecycle *first = sk_section_start(sk_lifecycle);
+	const struct sk_lifecycle *last = sk_section_stop(sk_lifecycle);
 	const struct sk_lifecycle *e;
 	void (*fn)(void);
 
@@ -88,7 +82,7 @@ static void run(enum phase p)
 {
 	int i;
 
-	if (!__start_sk_lifecycle)
+	if (sk_section_empty(sk_lifecycle))
 		return;
 	for (i = 0; i < SK_LC_NR; i++)
 		run_level(p == PREPARE ? SK_LC_NR - 1 - i : i, p);

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <statickeys/sections.h>
+#include "section.h"
 
 /*
  * The levels, bottom (0) to top.  Prepare runs SK_LC_APPLY first,
@@ -51,25 +52,20 @@ struct sk_lifecycle {
 };
 
 /*
- * Declare the handlers of one layer.  The entry is placed in the linker
- * section "sk_lifecycle", which lib/lifecycle.c walks between the linker's
- * __start_ and __stop_ symbols: it comes along with its object file, in
- * the shared library and in a static link alike, and a file that is not
- * linked in has no entry.  Entries of one level run in link order for
- * prepare and in the reverse order for parent and child.
+ * Declare the handlers of one layer: an entry of the table "sk_lifecycle"
+ * (lib/section.h), which lib/lifecycle.c walks.  Entries of one level run
+ * in link order for prepare and in the reverse order for parent and child.
  */
 #define SK_LIFECYCLE(name, lvl, pre, par, chi)				\
-	static const struct sk_lifecycle __sk_lifecycle_##name __sk_retain \
-	__attribute__((section("sk_lifecycle"),				\
-		       aligned(__alignof__(struct sk_lifecycle)))) = {	\
+	SK_SECTION_ENTRY(struct sk_lifecycle, sk_lifecycle,		\
+			 __sk_lifecycle_##name) = {			\
 		.level = (lvl), .prepare = (pre), .parent = (par),	\
 		.child = (chi),						\
 	}
 
 #define SK_LIFECYCLE_EXIT(name, lvl, fn)				\
-	static const struct sk_lifecycle __sk_lifecycle_##name __sk_retain \
-	__attribute__((section("sk_lifecycle"),				\
-		       aligned(__alignof__(struct sk_lifecycle)))) = {	\
+	SK_SECTION_ENTRY(struct sk_lifecycle, sk_lifecycle,		\
+			 __sk_lifecycle_##name) = {			\
 		.level = (lvl), .exit = (fn),				\
 	}
 
