@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <linux/jump_label.h>
+#include <statickeys/batch.h>
 #include <statickeys/control.h>
 #include <statickeys/introspect.h>
 #include <statickeys/statickeys.h>
@@ -140,45 +141,54 @@ static int match_key(const struct statickeys_key_info *info, void *arg)
 }
 
 /*
- * The key is found by the walk introspection makes, which holds the
- * library's lock; it is changed after the walk, as the program would
- * change it (a change inside the walk is refused).
+ * The key is found by the walk introspection makes and changed inside one
+ * batch: the batch holds the library's lock from before the walk until
+ * the commit, so the key's object cannot unregister (its destructor takes
+ * that lock) between finding the key and changing it.  The walk runs
+ * inside the batch (it does not take the lock again) and asks the loader
+ * nothing; the change made after it is queued and written by the commit.
+ * What is said and logged waits until the lock is released.
  */
 static void run_set(FILE *out, const struct sk_control_req *req,
 		    const char *who)
 {
 	struct key_match m = { .want = req->arg };
 	const char *state = req->on ? "on" : "off";
-	int err;
+	char why[4608] = "";	/* the request (4 KiB at most) and more */
+	int err, commit;
 
 	if (req->arg[0] == '0')
 		m.addr = strtoull(req->arg, NULL, 16);
+	statickeys_batch_begin();
 	err = statickeys_for_each_key(match_key, &m);
 	if (err)
-		fprintf(out, "error: keys: %s\n", strerror(-err));
+		snprintf(why, sizeof(why), "keys: %s", strerror(-err));
 	else if (!m.found)
-		fprintf(out, "error: no key %s with a site in this process\n",
-			req->arg);
+		snprintf(why, sizeof(why), "no key %s with a site in this process",
+			 req->arg);
 	else if (m.found > 1)
-		fprintf(out, "error: %u keys are named %s: name one by its address:%s\n",
-			m.found, req->arg, m.objects);
+		snprintf(why, sizeof(why), "%u keys are named %s: name one by its address:%s",
+			 m.found, req->arg, m.objects);
 	else if (m.flags & STATICKEYS_KEY_RO)
-		fprintf(out, "error: key %s is read-only\n", req->arg);
+		snprintf(why, sizeof(why), "key %s is read-only", req->arg);
 	else if (key_is_private(m.key))
-		fprintf(out, "error: key %s is private\n", req->arg);
+		snprintf(why, sizeof(why), "key %s is private", req->arg);
 	else if (m.count > 1)
-		fprintf(out, "error: key %s is counted (count %d): only a key at 0 or 1 is switched\n",
-			req->arg, m.count);
-	else
-		goto change;
-	sk_warn("control: %s: set %s %s: refused", who, req->arg, state);
-	return;
-change:
-	if (req->on)
+		snprintf(why, sizeof(why), "key %s is counted (count %d): only a key at 0 or 1 is switched",
+			 req->arg, m.count);
+	else if (req->on)
 		static_key_enable(m.key);
 	else
 		static_key_disable(m.key);
-	err = statickeys_last_error();
+	err = why[0] ? 0 : statickeys_last_error();
+	commit = statickeys_batch_commit();
+	if (why[0]) {
+		fprintf(out, "error: %s\n", why);
+		sk_warn("control: %s: set %s %s: refused", who, req->arg, state);
+		return;
+	}
+	if (!err && commit)
+		err = -commit;
 	if (err) {
 		fprintf(out, "error: key %s not changed: %s\n", req->arg,
 			strerror(err));

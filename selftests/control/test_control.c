@@ -11,11 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -157,6 +160,67 @@ static char forked_child_check(bool own)
 	return 'y';
 }
 
+/*
+ * 'L': a thread of the target keeps libctl_plug.so (a key and its site)
+ * loaded until somebody opens its file, which a "set" does to find the
+ * key's name while it looks the key up, and then unloads it at once and
+ * loads it again: the worst moment for the set that is about to change
+ * that key.  'l' stops it and answers whether every round worked.
+ */
+static pthread_t plug_thread;
+static int plug_stop, plug_failed, plug_rounds;
+
+/* Drop the events queued so far (our own dlopen() opened the file). */
+static void plug_drain(int fd)
+{
+	char buf[4096];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void *plug_loop(void *arg)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	(void)arg;
+	if (fd < 0 || inotify_add_watch(fd, CTL_PLUG, IN_OPEN) < 0) {
+		plug_failed = 1;
+		return NULL;
+	}
+	while (!__atomic_load_n(&plug_stop, __ATOMIC_RELAXED)) {
+		void *h = dlopen(CTL_PLUG, RTLD_NOW | RTLD_LOCAL);
+		int (*site)(void) = h ? (int (*)(void))dlsym(h, "ctl_plug_site") : NULL;
+
+		if (!site || site() < 0)
+			plug_failed = 1;
+		plug_drain(fd);
+		while (!__atomic_load_n(&plug_stop, __ATOMIC_RELAXED) &&
+		       poll(&pfd, 1, 50) == 0)
+			;
+		if (h)
+			dlclose(h);
+		plug_drain(fd);
+		plug_rounds++;
+	}
+	close(fd);
+	return NULL;
+}
+
+static bool plug_loop_start(void)
+{
+	plug_stop = 0;
+	return !pthread_create(&plug_thread, NULL, plug_loop, NULL);
+}
+
+static int plug_loop_stop(void)
+{
+	__atomic_store_n(&plug_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(plug_thread, NULL);
+	return plug_failed;
+}
+
 /* The target's descriptors taken by 'M', given back by 'm'. */
 static int spare_fds[65536];
 static int nr_spare_fds;
@@ -199,6 +263,10 @@ static void target_main(uid_t uid, int dumpable, int cmd, int res)
 	while (read(cmd, &c, 1) == 1) {
 		if (c == 'r') {
 			c = (char)('0' + run_paths());
+		} else if (c == 'L') {
+			c = plug_loop_start() ? 'y' : 'n';
+		} else if (c == 'l') {
+			c = (char)('0' + plug_loop_stop());
 		} else if (c == 'M') {
 			/* Every descriptor taken: the channel's accept() fails. */
 			c = exhaust_fds() > 0 ? 'y' : 'n';
@@ -698,6 +766,46 @@ static void test_out_of_fds(struct target *t)
 }
 
 /*
+ * A key's object unloaded between the lookup of a "set" and the change:
+ * the target loads and unloads a plugin with a key in a loop while peers
+ * set that key, on and off, as fast as they can.  Every reply must be the
+ * change done or "no key" (the plugin was out), and the target must live.
+ */
+static void test_unload_race(struct target *t)
+{
+	int i, done = 0, absent = 0, other = 0;
+	char last[256] = "";
+	const char *r;
+	int st;
+
+	if (!HAVE_SITES) {
+		tap_skip("no sites: keys are not found by name", "set while the key's object is unloaded");
+		return;
+	}
+	if (target_ask(t, 'L') != 'y') {
+		tap_ok(0, "the target starts its load/unload loop");
+		return;
+	}
+	for (i = 0; i < 300 && waitpid(t->pid, &st, WNOHANG) == 0; i++) {
+		r = ask(t->pid, 0, i % 2 ? "set ctl_plug_key off\n" :
+					   "set ctl_plug_key on\n");
+		if (starts(r, "ok ctl_plug_key "))
+			done++;
+		else if (starts(r, "error: no key ctl_plug_key"))
+			absent++;
+		else {
+			other++;
+			snprintf(last, sizeof(last), "%s", r);
+		}
+	}
+	tap_diag("300 sets, the plugin unloaded as each looks its key up: %d done, %d while it was out, %d else%s%s",
+		 done, absent, other, other ? ": " : "", last);
+	tap_ok(i == 300 && target_ask(t, 'l') == '0' && other == 0 && done > 0,
+	       "a key whose object is unloaded and loaded again meanwhile: each set is done or finds no key, the program lives (%d, %d)",
+	       done, absent);
+}
+
+/*
  * Another process binds the name first: the program's start fails with
  * EADDRINUSE, and statickeys-keys refuses the socket it reaches, which
  * the pid it was given does not hold.
@@ -762,7 +870,7 @@ int main(void)
 	struct target t;
 	int c;
 
-	tap_plan(28);
+	tap_plan(29);
 	if (geteuid()) {
 		for (int i = 0; i < 27; i++)
 			tap_skip("needs root to run peers of other users", "control %d", i);
@@ -778,6 +886,7 @@ int main(void)
 	test_many(&t);
 	test_idle(&t);
 	test_out_of_fds(&t);
+	test_unload_race(&t);
 	c = target_ask(&t, 'f');
 	tap_ok(c == 'y' && set_obeyed(&t, 0),
 	       "fork(): the child has no control thread and no channel; the parent still serves");
