@@ -325,17 +325,33 @@ const char *sk_site_state_name(enum statickeys_site_state s)
 								  : "?";
 }
 
+void sk_fputs_escaped(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\%03o", c);
+		else
+			putc(c, f);
+	}
+}
+
 /*
  * key <address> <name> <table> <object> <TRUE|FALSE>[,RO][,DEFERRED]
  *     count <n> <on|off> sites <n>
  *   site <address> <target> <likely|unlikely> <state>
+ * The name and the object as sk_fputs_escaped() writes them.
  */
 void sk_key_print(FILE *f, const struct statickeys_key_info *k)
 {
 	size_t i;
 
-	fprintf(f, "key %p %s %s %s %s%s%s count %d %s sites %zu\n", k->key,
-		k->name ? k->name : "-", k->name_table, k->object,
+	fprintf(f, "key %p ", k->key);
+	sk_fputs_escaped(k->name ? k->name : "-", f);
+	fprintf(f, " %s ", k->name_table);
+	sk_fputs_escaped(k->object, f);
+	fprintf(f, " %s%s%s count %d %s sites %zu\n",
 		k->flags & STATICKEYS_KEY_TRUE ? "TRUE" : "FALSE",
 		k->flags & STATICKEYS_KEY_RO ? ",RO" : "",
 		k->flags & STATICKEYS_KEY_DEFERRED ? ",DEFERRED" : "",

@@ -99,6 +99,14 @@ __sk_sym_hidden void sk_key_describe(struct sk_elf_cache *c, uintptr_t key,
 				     size_t deferred_size,
 				     struct statickeys_key_info *info);
 
+/*
+ * sk_fputs_escaped() - @s as the table shows names that come from the
+ * process (symbols, paths): each byte below 0x20, 0x7f and the backslash
+ * as \ and three octal digits, as /proc writes a newline in a path, so
+ * that a forged name can neither add a line nor reach the terminal.
+ */
+__sk_sym_hidden void sk_fputs_escaped(const char *s, FILE *f);
+
 /* sk_key_print() - one key's lines of the table (the man page's format). */
 __sk_sym_hidden void sk_key_print(FILE *f, const struct statickeys_key_info *info);
 __sk_sym_hidden const char *sk_site_state_name(enum statickeys_site_state s);

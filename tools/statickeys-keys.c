@@ -214,7 +214,9 @@ static void left_out(struct obj *o, const char *fmt, ...)
 	if (vasprintf(&why, fmt, ap) < 0)
 		why = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s: %s: not read: %s\n", prog, o->name,
+	fprintf(stderr, "%s: ", prog);
+	sk_fputs_escaped(o->name, stderr);
+	fprintf(stderr, ": not read: %s\n",
 		why ? why : "(out of memory for the reason)");
 	o->state = OBJ_LEFT_OUT;
 	nr_left_out++;
@@ -321,6 +323,38 @@ static int open_name(const char *name)
 }
 
 /*
+ * The kernel writes a newline of a path as \012 in /proc/<pid>/maps (it
+ * escapes nothing else): @o's file by its name with the newlines back, if
+ * that leads to the mapping's inode; -1 otherwise (and for a name without
+ * \012), when the caller tries the name as written, since a path may
+ * hold those four characters itself.
+ */
+static int open_newline_name(const struct obj *o, struct stat *st)
+{
+	char *name, *w;
+	const char *r;
+	int fd;
+
+	if (!strstr(o->name, "\\012") || !(name = strdup(o->name)))
+		return -1;
+	for (r = o->name, w = name; *r; w++)
+		if (!strncmp(r, "\\012", 4)) {
+			*w = '\n';
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	*w = '\0';
+	fd = open_name(name);
+	free(name);
+	if (fd >= 0 && (fstat(fd, st) || st->st_ino != o->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * A descriptor of exactly the file @o maps, opened O_PATH: through
  * /proc/<pid>/map_files (the mapping's own file, deleted or not; needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else by name if the name still
@@ -369,6 +403,12 @@ static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 			return fd;
 		}
 		close(fd);
+	}
+	fd = open_newline_name(o, st);
+	if (fd >= 0) {
+		*unsure = major(st->st_dev) != o->major ||
+			  minor(st->st_dev) != o->minor;
+		return fd;
 	}
 	fd = open_name(o->name);
 	if (fd < 0) {
@@ -653,8 +693,10 @@ static void describe(uintptr_t key, struct statickeys_key_info *info,
 		if (size == sizeof(struct static_key_deferred))
 			info->flags |= STATICKEYS_KEY_DEFERRED;
 	} else if (err != ELFR_NOT_FOUND) {
-		fprintf(stderr, "%s: %s: key %#lx left unnamed: %s\n", prog,
-			o->name, (unsigned long)key, elfr_strerror(err));
+		fprintf(stderr, "%s: ", prog);
+		sk_fputs_escaped(o->name, stderr);
+		fprintf(stderr, ": key %#lx left unnamed: %s\n",
+			(unsigned long)key, elfr_strerror(err));
 		incomplete = true;
 	}
 	ro = elfr_section(&o->elf, "__sk_ro_after_init");
@@ -918,6 +960,18 @@ static void json_process_end(const char *status, const char *error)
  * readable, 3 listed without what stderr names, -1 out of memory.
  * @header: more than one process is listed.
  */
+/*
+ * The process has no memory any more: it exited (or is a zombie) while
+ * being read.  /proc/<pid>/mem, held open, reads nothing once the
+ * process's memory is gone, whatever process has the pid now.
+ */
+static bool process_gone(void)
+{
+	char c;
+
+	return nr_maps && pread(mem_fd, &c, 1, (off_t)maps[0].start) == 0;
+}
+
 static int list_process(const char *arg, bool header, bool first)
 {
 	struct statickeys_site_info *sites;
@@ -967,6 +1021,14 @@ static int list_process(const char *arg, bool header, bool first)
 		fprintf(stderr, "%s: process %ld has no static-key site%s (none of its objects%s has a __jump_table: built with CONFIG_JUMP_LABEL=n, or no static keys)\n",
 			prog, pid, nr_left_out ? " in the objects read" : "",
 			nr_left_out ? " read" : "");
+	if ((nr_left_out || incomplete) && process_gone()) {
+		fprintf(stderr, "%s: process %ld exited while it was being read\n",
+			prog, pid);
+		if (opt_json)
+			json_process_end("refused", "no process");
+		free_all(recs, sites);
+		return 1;
+	}
 	if (nr_left_out || incomplete)
 		fprintf(stderr, "%s: the listing of process %ld is incomplete: %u object%s not read, named above\n",
 			prog, pid, nr_left_out, nr_left_out == 1 ? "" : "s");

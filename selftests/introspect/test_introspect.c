@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -368,14 +369,35 @@ __attribute__((noinline)) void intro_served(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* --serve FILE [undumpable]: for test_keys_tool.sh. */
-static int serve(const char *file, bool undumpable)
+/*
+ * --serve FILE [undumpable]: for test_keys_tool.sh; --serve-with SO FILE
+ * loads the shared object SO as well, and --serve-exit-on-open PATH FILE
+ * ends the process the moment somebody opens PATH, once it is ready
+ * (test_keys_hostile.sh).
+ */
+/* Wait until somebody opens @path, then end the process at once. */
+static void exit_when_opened(const char *path)
+{
+	int fd = inotify_init1(IN_CLOEXEC);
+	char buf[4096];
+
+	if (fd < 0 || inotify_add_watch(fd, path, IN_OPEN) < 0)
+		_exit(2);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (read(fd, buf, sizeof(buf)) > 0)
+		_exit(0);
+	_exit(2);
+}
+
+static int serve(const char *file, bool undumpable, const char *extra,
+		 const char *watch)
 {
 	void *h = dlopen(INTRO_LATE, RTLD_NOW);
 	FILE *f = fopen(file, "w");
 	char c;
 
-	if (!h || !f)
+	if (!h || !f || (extra && !dlopen(extra, RTLD_NOW)))
 		return 2;
 	toggle();
 	if (undumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
@@ -383,6 +405,8 @@ static int serve(const char *file, bool undumpable)
 	statickeys_print_keys(f);
 	fclose(f);
 	intro_served();
+	if (watch)
+		exit_when_opened(watch);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
@@ -397,7 +421,11 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc >= 3 && !strcmp(argv[1], "--serve"))
-		return serve(argv[2], argc > 3);
+		return serve(argv[2], argc > 3, NULL, NULL);
+	if (argc == 4 && !strcmp(argv[1], "--serve-with"))
+		return serve(argv[3], false, argv[2], NULL);
+	if (argc == 4 && !strcmp(argv[1], "--serve-exit-on-open"))
+		return serve(argv[3], false, NULL, argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--own-file"))
 		return own_file(argv[2]);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -16,10 +16,10 @@ bt=$tmp/btrfs
 trap 'exec 3>&- 4<&-; umount "$bt/B" "$bt" 2>/dev/null; rm -rf "$tmp"' EXIT
 forged="phoff-wraps shoff-wraps phnum-times-entsize-overflows section-offset-wraps section-size-huge segment-wraps elf32-shoff-wraps big-endian64-shoff-wraps"
 
-tap_plan 13
+tap_plan 16
 
 if [ -n "${RUNNER:-}" ]; then
-	for i in $(seq 13); do
+	for i in $(seq 16); do
 		tap_skip "the tool reads a native process; under $RUNNER the target's /proc files are the emulator's" "hostile $i"
 	done
 	tap_exit
@@ -129,7 +129,7 @@ else
 		why="nobody cannot read the build directory $objtree"
 fi
 if [ -n "$why" ]; then
-	for i in $(seq 8); do
+	for i in $(seq 11); do
 		tap_skip "$why" "as nobody $i"
 	done
 	tap_exit
@@ -143,7 +143,7 @@ tap_ok $? "nobody, forged ELF files mapped: no crash, each named, exit 3 (exit $
 [ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 
 if [ -n "$jl_why" ]; then
-	for i in $(seq 7); do
+	for i in $(seq 10); do
 		tap_skip "$jl_why" "as nobody, keyed object $i"
 	done
 	tap_exit
@@ -172,6 +172,58 @@ for how in deleted fifo other symlink; do
 	tap_ok $? "nobody, mapped object $how: named, not read by name, the rest listed, exit 3 (exit $rc$([ $rc -eq 124 ] && echo ': hung'))"
 	[ "$tap_failed" -ne 0 ] && tap_diag < "$tmp/err"
 done
+
+# Names the process chose: an object at a path with a tab, an escape
+# sequence and a newline, whose key's symbol holds a newline and an escape
+# sequence too (objcopy renames it in .symtab).  Each byte below 0x20 is
+# written as \ooo: the table keeps one line per key and site, nothing
+# reaches the terminal, and the tool prints what the program prints.
+if [ "$SK_JUMP_LABEL" = y ]; then
+	evil=$(printf '%s/n/evil\t\033[31m\nx.so' "$tmp")
+	objcopy --redefine-sym "intro_late_key=$(printf 'late\n\033[2Jkey')" \
+		"$dir/libintro_late.so" "$evil"
+	serve "$dir/test_introspect" --serve-with "$evil" "$tmp/self-evil"
+	tool
+	unserve
+	bad=$(LC_ALL=C grep -c "$(printf '[\001-\010\013-\037\177]')" "$tmp/tool" "$tmp/self-evil" | grep -vc ':0$')
+	lines=$(grep -cv '^key \|^  site ' "$tmp/tool")
+	[ $rc -eq 0 ] && [ "$bad" -eq 0 ] && [ "$lines" -eq 0 ] &&
+		grep -q '^key .* late\\012\\033\[2Jkey symtab .*/n/evil\\011\\033\[31m\\134012x\.so TRUE' "$tmp/tool" &&
+		[ "$(grep -A1 '^key .* late' "$tmp/tool")" = "$(grep -A1 '^key .* late' "$tmp/self-evil")" ]
+	tap_ok $? "forged names (a path with a tab, an escape and a newline; a symbol with a newline and an escape): escaped, one line a key or site, the tool's line the program's (exit $rc)"
+	[ "$tap_failed" -ne 0 ] && { cat -v "$tmp/tool"; cat -v "$tmp/err"; } | tap_diag
+	# As nobody (no map_files): /proc/<pid>/maps writes the path's
+	# newline as \012, and the tool opens the path with the newline.
+	serve "${as[@]}" "$dir/test_introspect" --serve-with "$evil" "$tmp/n/self-evil"
+	tool "${as[@]}"
+	unserve
+	[ $rc -eq 0 ] && grep -q '^key .* late\\012\\033\[2Jkey symtab .*/n/evil\\011\\033\[31m\\134012x\.so TRUE' "$tmp/tool"
+	tap_ok $? "nobody, an object whose path holds a newline (\\012 in the maps line): read by its name (exit $rc)"
+	[ "$tap_failed" -ne 0 ] && { cat -v "$tmp/tool"; cat -v "$tmp/err"; } | tap_diag
+	# The process exits the moment the tool opens its program file, the
+	# first object the tool reads; the tool may still finish first (a
+	# complete listing, exit 0), never say "incomplete" of a process gone.
+	# Three times: the tool reads before the exit about a third of runs.
+	gone=0 ok=0 rcs=
+	for i in 1 2 3; do
+		serve "$dir/test_introspect" --serve-exit-on-open "$dir/test_introspect" "$tmp/self-gone"
+		tool
+		unserve
+		rcs="$rcs $rc"
+		if [ $rc -eq 1 ] && grep -q "^statickeys-keys: process $pid exited while it was being read$" "$tmp/err"; then
+			gone=$((gone + 1)) ok=$((ok + 1))
+		elif [ $rc -eq 0 ] && ! grep -q incomplete "$tmp/err"; then
+			ok=$((ok + 1))
+		fi
+	done
+	[ $ok -eq 3 ]
+	tap_ok $? "a process that exits while the tool reads it: said so (exit 1), never an incomplete listing ($gone of 3 exited first; exits:$rcs)"
+	[ "$tap_failed" -ne 0 ] && { cat -v "$tmp/tool"; cat -v "$tmp/err"; } | tap_diag
+else
+	tap_skip "CONFIG_JUMP_LABEL=n: no site to list" "forged names"
+	tap_skip "CONFIG_JUMP_LABEL=n: no site to list" "a path with a newline"
+	tap_skip "CONFIG_JUMP_LABEL=n: no site to list" "exits while read"
+fi
 
 # btrfs: stat() gives each subvolume a device of its own, not the maps
 # line's, and inode numbers repeat across subvolumes.  A file in place is
