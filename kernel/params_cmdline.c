@@ -116,6 +116,23 @@ static char *sk_next_word(char *s, char **name, char **val)
 	return sk_skip_spaces(next);
 }
 
+bool sk_word_reads_back(const char *text, const char *word)
+{
+	char *copy = strdup(text), *name, *val, *rest;
+	size_t nlen;
+	bool same;
+
+	if (!copy)
+		return false;
+	rest = sk_next_word(copy, &name, &val);
+	nlen = strlen(name);
+	same = !*rest && !strncmp(word, name, nlen) &&
+	       (val ? word[nlen] == '=' && !strcmp(word + nlen + 1, val)
+		    : !word[nlen]);
+	free(copy);
+	return same;
+}
+
 void sk_cmdline_free(struct sk_cmdline *cl)
 {
 	if (!cl)

@@ -94,4 +94,12 @@ __attribute__((visibility("hidden"))) void sk_cmdline_free(struct sk_cmdline *cl
 __attribute__((visibility("hidden"))) void sk_cmdline_run(struct sk_object *obj, const struct sk_cmdline *cl,
 			 char *copies);
 
+/*
+ * sk_word_reads_back() - whether @text, read as a command line, is the one
+ * word @word (its canonical "name=value" or "name"): how the report of
+ * unknown words (kernel/params_unknown.c) chooses a spelling that reads
+ * back as the same word.
+ */
+__attribute__((visibility("hidden"))) bool sk_word_reads_back(const char *text, const char *word);
+
 #endif /* _KERNEL_PARAMS_INTERNAL_H */

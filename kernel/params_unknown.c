@@ -13,6 +13,7 @@
 #include <statickeys/cmdline.h>
 #include "internal.h"
 #include "object_hooks.h"
+#include "params_internal.h"
 
 #define UNKNOWN_ENV	"STATICKEYS_UNKNOWN_PARAMS"
 #define UNKNOWN_ECHO	96	/* bytes of one word echoed before "..." */
@@ -50,14 +51,26 @@ static bool left_to_later(const char *word)
 	return memchr(word, '.', name) != NULL;
 }
 
-/* One word, quoted when it holds a space so that the line reads back. */
+/*
+ * One word, spelled so that the line reads back as the same words: as it
+ * is, or in double quotes when it holds a space, whichever the parser
+ * (sk_word_reads_back()) reads as this word.  A word with quotes of its
+ * own inside (a"b c"d) reads back only as it is: the added quotes would
+ * end at its first one.
+ */
 static void add_word(const char *word, void *arg)
 {
 	struct unknown_line *l = arg;
 	bool quote = strchr(word, ' ') != NULL;
+	char *quoted;
 
 	if (left_to_later(word))
 		return;
+	if (quote && strchr(word, '"') && asprintf(&quoted, "\"%s\"", word) >= 0) {
+		quote = sk_word_reads_back(quoted, word) ||
+			!sk_word_reads_back(word, word);
+		free(quoted);
+	}
 	fputs(quote ? " \"" : " ", l->f);
 	put_escaped(l->f, word, UNKNOWN_ECHO);
 	if (quote)

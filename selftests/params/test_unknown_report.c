@@ -131,11 +131,12 @@ static bool err_is(const char *want)
 int main(int argc, char **argv)
 {
 	const char *self = argv[0];
+	bool ok;
 	int st;
 
 	probe_enter(argc, argv, probe);
 	unsetenv(UNKNOWN_ENV);
-	tap_plan(16);
+	tap_plan(17);
 
 	st = run(self, NULL,
 		 "foo=1 known_e=2 bar known_s=x \"baz=a b\" declines=1 "
@@ -151,6 +152,17 @@ int main(int argc, char **argv)
 	       "words of the program and of a library loaded with it are not reported");
 	tap_ok(!strstr(err, "after"), "words after \"--\" are not reported");
 
+	/*
+	 * Words with quotes of their own: each printed so that the printed
+	 * line, read again, gives the same words (quotes added around a"b c"d
+	 * would end at its first quote and split it).
+	 */
+	st = run(self, NULL, "a\"b c\"d w=\"x y\"z known_e=5", NULL);
+	ok = !st && err_is(REPORT " a\"b c\"d \"w=x y\"z\"\n");
+	/* The printed words, given as the line, are reported the same. */
+	st = run(self, NULL, "a\"b c\"d \"w=x y\"z\"", NULL);
+	tap_ok(ok && !st && err_is(REPORT " a\"b c\"d \"w=x y\"z\"\n"),
+	       "a word holding quotes of its own is printed so that it reads back as the same word");
 	st = run(self, NULL, "known_e=1 known_s=y -- whatever", NULL);
 	tap_ok(!st && err_is(""), "nothing is printed when every word is known");
 	st = run(self, NULL, NULL, NULL);
