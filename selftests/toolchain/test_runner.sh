@@ -86,7 +86,19 @@ if [ -n "${RUNNER:-}" ]; then
 fi
 set -- i386:i686-linux-gnu:qemu-i386 arm:arm-linux-gnueabihf:qemu-arm \
 	arm64:aarch64-linux-gnu:qemu-aarch64 riscv:riscv64-linux-gnu:qemu-riscv64
-tap_plan $(($# * 2))
+tap_plan $(($# * 2 + 1))
+# A sysroot with a lib/ but no loader nor C library of its own: refused
+# (125, said why) before qemu could fall back to the host's.
+mkdir -p "$tmp/half/lib"
+out=$(sh "$srctree/scripts/qemu-run" "$(command -v qemu-aarch64 || echo qemu-aarch64)" \
+	"$tmp/half" /bin/true 2>&1)
+rc=$?
+if command -v qemu-aarch64 > /dev/null; then
+	[ $rc -eq 125 ] && echo "$out" | grep -q "not a complete cross sysroot"
+	tap_ok $? "a sysroot without its loader and libc.so.6: refused with 125, said why (exit $rc: $out)"
+else
+	tap_skip "qemu-aarch64 is not installed (scripts/install-deps arches)" "incomplete sysroot"
+fi
 for t in "$@"; do
 	IFS=: read -r arch triplet qemu <<-EOF
 	$t
