@@ -322,6 +322,22 @@ static int open_name(const char *name)
 	return open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* @fd if it leads to the inode @o maps, else closed: -1. */
+static int if_mapped(int fd, const struct obj *o, struct stat *st)
+{
+	if (fd >= 0 && !fstat(fd, st) && st->st_ino == o->ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* stat() of @o's file gave another device than the maps line (btrfs). */
+static bool other_device(const struct obj *o, const struct stat *st)
+{
+	return major(st->st_dev) != o->major || minor(st->st_dev) != o->minor;
+}
+
 /*
  * The kernel writes a newline of a path as \012 in /proc/<pid>/maps (it
  * escapes nothing else): @o's file by its name with the newlines back, if
@@ -345,12 +361,8 @@ static int open_newline_name(const struct obj *o, struct stat *st)
 			*w = *r++;
 		}
 	*w = '\0';
-	fd = open_name(name);
+	fd = if_mapped(open_name(name), o, st);
 	free(name);
-	if (fd >= 0 && (fstat(fd, st) || st->st_ino != o->ino)) {
-		close(fd);
-		fd = -1;
-	}
 	return fd;
 }
 
@@ -395,19 +407,11 @@ static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 	 * process may follow it): no directory on its name is searched.
 	 */
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
-	fd = open(path, O_PATH | O_CLOEXEC);
+	fd = if_mapped(open(path, O_PATH | O_CLOEXEC), o, st);
+	if (fd < 0)
+		fd = open_newline_name(o, st);
 	if (fd >= 0) {
-		if (!fstat(fd, st) && st->st_ino == o->ino) {
-			*unsure = major(st->st_dev) != o->major ||
-				  minor(st->st_dev) != o->minor;
-			return fd;
-		}
-		close(fd);
-	}
-	fd = open_newline_name(o, st);
-	if (fd >= 0) {
-		*unsure = major(st->st_dev) != o->major ||
-			  minor(st->st_dev) != o->minor;
+		*unsure = other_device(o, st);
 		return fd;
 	}
 	fd = open_name(o->name);
@@ -431,7 +435,7 @@ static int open_mapped(struct obj *o, struct stat *st, bool *unsure)
 		close(fd);
 		return -1;
 	}
-	*unsure = major(st->st_dev) != o->major || minor(st->st_dev) != o->minor;
+	*unsure = other_device(o, st);
 	return fd;
 }
 

@@ -99,10 +99,11 @@ fi
 
 # A process it may not read.  As root, the tool runs as nobody against a
 # root process; otherwise against one of ours made non-dumpable.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
 	chmod 755 "$tmp"
 	cp "$tool" "$tmp/statickeys-keys"
-	run_tool() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$tmp/statickeys-keys" "$@"; }
+	run_tool() { as_nobody "$tmp/statickeys-keys" "$@"; }
 	serve "$dir/test_introspect" --serve "$tmp/self"
 	how="as nobody, a root process"
 else
@@ -119,7 +120,6 @@ tap_ok $? "$how: refused, naming the pid and the reason, nothing listed ($err)"
 
 # The program's file behind a directory its reader may not search: the
 # tool, as the program's own user, reads it through /proc/<pid>/exe.
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 if [ "$(id -u)" -ne 0 ] || ! id nobody > /dev/null 2>&1; then
 	tap_skip "needs root, to run the program and the tool as nobody" "the program behind a closed directory"
 elif ! as_nobody test -r "$objtree/libstatickeys.so" ||
@@ -132,8 +132,7 @@ else
 	cp "$dir/test_introspect" "$tmp/hid/"
 	: > "$tmp/self3"
 	chown -R nobody "$tmp/hid" "$tmp/self3"
-	serve setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		"$tmp/hid/test_introspect" --serve "$tmp/self3"
+	serve as_nobody "$tmp/hid/test_introspect" --serve "$tmp/self3"
 	chmod 000 "$tmp/hid"
 	err=$(run_tool "$pid" 2>&1 >"$tmp/tool3")
 	rc=$?
