@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +28,23 @@ static size_t run_end(const char *b, size_t i, size_t n, size_t size,
 static void reverse(char *b, size_t n, size_t size, char *swap)
 {
 	char *lo = b, *hi = b + (n - 1) * size;
+	uint64_t x, y;
+	size_t k;
 
 	for (; lo < hi; lo += size, hi -= size) {
-		memcpy(swap, lo, size);
-		memcpy(lo, hi, size);
-		memcpy(hi, swap, size);
+		if (size % sizeof(x)) {
+			memcpy(swap, lo, size);
+			memcpy(lo, hi, size);
+			memcpy(hi, swap, size);
+			continue;
+		}
+		/* Records of whole words (the patch queues): no calls. */
+		for (k = 0; k < size; k += sizeof(x)) {
+			memcpy(&x, lo + k, sizeof(x));
+			memcpy(&y, hi + k, sizeof(y));
+			memcpy(lo + k, &y, sizeof(y));
+			memcpy(hi + k, &x, sizeof(x));
+		}
 	}
 }
 

@@ -5,6 +5,7 @@
  * object), and shuffled; each result is checked against the order and
  * for stability, records of equal address keeping their order.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,19 @@ struct rec {
 };
 
 static unsigned long compares;
+
+/* A record that is not whole words long: turned round byte-wise. */
+struct rec12 {
+	uint32_t addr, seq;
+	char pad[4];
+};
+
+static int rec12_cmp(const void *a, const void *b)
+{
+	const struct rec12 *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
 
 static int rec_cmp(const void *a, const void *b)
 {
@@ -56,7 +70,10 @@ int main(void)
 	static struct rec r[N];
 	size_t i, runs = 7;
 
-	tap_plan(10);
+	static struct rec12 r12[N];
+	bool ok12;
+
+	tap_plan(11);
 	srand(27);
 	for (i = 0; i < N; i++)
 		r[i].addr = 16 * i;
@@ -72,6 +89,14 @@ int main(void)
 		r[i].addr = N - i;
 	check("reversed", r, N);
 	check("one record", r, 1);
+	for (i = 0; i < N; i++)
+		r12[i] = (struct rec12){ (uint32_t)(N - i), (uint32_t)i, "abc" };
+	ok12 = !sk_sort(r12, N, sizeof(*r12), rec12_cmp);
+	for (i = 0; i < N && ok12; i++)
+		ok12 = r12[i].addr == i + 1 && r12[i].seq == N - 1 - i &&
+		       !strcmp(r12[i].pad, "abc");
+	tap_ok(sizeof(struct rec12) % sizeof(uint64_t) && ok12,
+	       "reversed, records of %zu bytes (not whole words)", sizeof(struct rec12));
 	/*
 	 * Runs that do not overlap, in reverse order: the sites of a file's
 	 * functions when the compiler emits the functions last to first.

@@ -40,16 +40,17 @@ int arch_jump_label_decode(const struct jump_entry *entry,
 {
 	uintptr_t code = jump_entry_code(entry);
 	const uint8_t *p = (const uint8_t *)code;
-	uint8_t jmp[JUMP_LABEL_NOP_SIZE];
-	size_t tail = JUMP_LABEL_NOP_SIZE - 1;
+	/* The tail of each instruction as one word: 4 bytes, the same order. */
+	uint32_t tail, nop_tail, jmp_tail = (uint32_t)(int32_t)
+		(jump_entry_target(entry) - (code + JUMP_LABEL_NOP_SIZE));
 
-	make_insn(jmp, JUMP_LABEL_JMP, code, jump_entry_target(entry));
-	if (!memcmp(p, nop5, sizeof(nop5)))
+	memcpy(&tail, p + 1, sizeof(tail));
+	memcpy(&nop_tail, nop5 + 1, sizeof(nop_tail));
+	if (p[0] == nop5[0] && tail == nop_tail)
 		*type = JUMP_LABEL_NOP;
-	else if (!memcmp(p, jmp, sizeof(jmp)))
+	else if (p[0] == JMP32 && tail == jmp_tail)
 		*type = JUMP_LABEL_JMP;
-	else if (p[0] == INT3 && (!memcmp(p + 1, nop5 + 1, tail) ||
-				  !memcmp(p + 1, jmp + 1, tail)))
+	else if (p[0] == INT3 && (tail == nop_tail || tail == jmp_tail))
 		return -EBUSY;
 	else
 		return -EILSEQ;
