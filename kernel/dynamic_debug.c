@@ -48,8 +48,14 @@ static pthread_mutex_t ddebug_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ddebug_table *ddebug_tables;
 static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
 
-/* Apply @q to the sites of @t.  Return: how many matched. */
-static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t)
+/*
+ * Apply @q to the sites of @t.  Return: how many matched.  A site whose key
+ * refuses the change (a site holding another instruction, a read-only
+ * key) keeps its p, which says what the key does; the others go on, and
+ * *@err gets the first refusal (an errno).
+ */
+static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t,
+			int *err)
 {
 	struct ddebug_match_cache cache = { 0 };
 	struct _ddebug *dp;
@@ -68,16 +74,23 @@ static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t)
 		 * Only p moves the key; the other flags shape the output.
 		 * The caller's batch holds the lock for every key.
 		 */
-		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT)
-			sk_batch_key_switch(&dp->key.dd_key_true.key,
-					    newflags & _DPRINTK_FLAGS_PRINT);
+		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT) {
+			int e = sk_batch_key_switch(&dp->key.dd_key_true.key,
+						    newflags & _DPRINTK_FLAGS_PRINT);
+
+			if (e) {
+				newflags ^= _DPRINTK_FLAGS_PRINT;
+				if (!*err)
+					*err = e;
+			}
+		}
 		dp->flags = newflags;
 	}
 	return found;
 }
 
 static int ddebug_apply_all(const struct ddebug_queries *qs,
-			    struct ddebug_table *only)
+			    struct ddebug_table *only, int *err)
 {
 	struct ddebug_table *t;
 	int found = 0;
@@ -85,14 +98,32 @@ static int ddebug_apply_all(const struct ddebug_queries *qs,
 
 	for (i = 0; i < qs->nr; i++)
 		for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
-			found += ddebug_apply(&qs->q[i], t);
+			found += ddebug_apply(&qs->q[i], t, err);
 	return found;
+}
+
+/*
+ * A commit that failed was undone: every key has the state it had before
+ * the batch, and p must say so again on the sites the batch had switched.
+ * Only p follows the keys; the other flags need no write and stay as set.
+ */
+static void ddebug_follow_keys(struct ddebug_table *only)
+{
+	struct ddebug_table *t;
+	struct _ddebug *dp;
+
+	for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
+		for (dp = t->start; dp < t->stop; dp++) {
+			dp->flags &= ~_DPRINTK_FLAGS_PRINT;
+			if (static_key_count(&dp->key.dd_key_true.key) > 0)
+				dp->flags |= _DPRINTK_FLAGS_PRINT;
+		}
 }
 
 static int ddebug_exec(const char *query, const char *modname)
 {
 	struct ddebug_log *log = calloc(1, sizeof(*log));
-	int found, ret;
+	int found, ret, refused = 0;
 
 	if (!log)
 		return -ENOMEM;
@@ -103,12 +134,20 @@ static int ddebug_exec(const char *query, const char *modname)
 	}
 	pthread_mutex_lock(&ddebug_lock);
 	statickeys_batch_begin();
-	found = ddebug_apply_all(&log->qs, NULL);
+	found = ddebug_apply_all(&log->qs, NULL, &refused);
 	ret = statickeys_batch_commit();
-	*ddebug_log_tail = log;
-	ddebug_log_tail = &log->next;
+	if (ret < 0) {
+		/* Not carried out: no site switched, and not run again later. */
+		ddebug_follow_keys(NULL);
+		free(log);
+	} else {
+		*ddebug_log_tail = log;
+		ddebug_log_tail = &log->next;
+	}
 	pthread_mutex_unlock(&ddebug_lock);
-	return ret < 0 ? ret : found;
+	if (ret < 0)
+		return ret;
+	return refused ? -refused : found;
 }
 
 SK_EXPORT int ddebug_exec_queries(char *query, const char *modname)
@@ -176,10 +215,17 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 		if (!dp->modname)
 			dp->modname = t->modname;
 	if (ddebug_log_head) {
+		int refused = 0, ret;
+
 		statickeys_batch_begin();
 		for (log = ddebug_log_head; log; log = log->next)
-			ddebug_apply_all(&log->qs, t);
-		statickeys_batch_commit();
+			ddebug_apply_all(&log->qs, t, &refused);
+		ret = statickeys_batch_commit();
+		if (ret < 0)
+			ddebug_follow_keys(t);
+		if (ret < 0 || refused)
+			fprintf(stderr, "dyndbg: the queries run before %s was loaded could not switch all its sites: %s; p shows which are on\n",
+				name, strerror(ret < 0 ? -ret : refused));
 	}
 	t->next = ddebug_tables;
 	ddebug_tables = t;

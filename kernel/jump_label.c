@@ -251,15 +251,18 @@ static bool key_change(struct static_key *key, enum key_op op, const char *fn,
  * thousands in one batch (dynamic debug's queries).  Outside such a batch,
  * the ordinary change.
  */
-void sk_batch_key_switch(struct static_key *key, bool on)
+int sk_batch_key_switch(struct static_key *key, bool on)
 {
-	if (!sk_batch_open())
+	if (!sk_batch_open()) {
 		key_change(key, on ? KEY_ENABLE : KEY_DISABLE,
 			   on ? "static_key_enable" : "static_key_disable", false);
-	else if (on)
+		return statickeys_last_error();
+	}
+	if (on)
 		__static_key_enable(key);
 	else
 		__static_key_disable(key);
+	return sk_error_locked();
 }
 
 /**

@@ -61,6 +61,11 @@ void sk_error_publish(void)
 	}
 }
 
+int sk_error_locked(void)
+{
+	return lock_error_set ? lock_error : 0;
+}
+
 SK_EXPORT int statickeys_last_error(void)
 {
 	/* Within its own hold of the lock (a batch): the lock's. */

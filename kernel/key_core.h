@@ -60,6 +60,8 @@ __kc_hidden void __static_key_disable(struct static_key *key);
  * before the mutex is released).
  */
 __kc_hidden void sk_error_publish(void);
+/* The error the last change under this hold of the mutex set (0 if none). */
+__kc_hidden int sk_error_locked(void);
 
 /* kernel/batch.c: the begin and commit halves (see there). */
 __kc_hidden bool sk_batch_enter(void);

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * A query whose sites cannot all be switched: a site holding a foreign
+ * instruction is refused, a commit whose writes fail is undone.  The query
+ * says so (a negative return), and every site's flags tell the truth
+ * afterwards: "p" is set exactly where the site prints.  Links the static
+ * library for its write hook.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/printk.h>
+#include <statickeys/statickeys.h>
+#include "tap.h"
+#include "arch.h"
+#include "dd.h"
+
+/* The library's hidden test hook (kernel/internal.h): a failing write. */
+extern int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
+
+static __attribute__((noinline)) void rf_one(int v)
+{
+	pr_debug("one %d\n", v);
+}
+
+static __attribute__((noinline)) void rf_two(int v)
+{
+	pr_debug("two %d\n", v);
+}
+
+static char out[1024], said[2048];
+
+static const char *run_both(int v)
+{
+	dd_capture_begin();
+	rf_one(v);
+	rf_two(v);
+	return dd_capture_end(out, sizeof(out));
+}
+
+static int q(const char *query)
+{
+	return dynamic_debug_exec_queries(query, NULL);
+}
+
+/* This file's descriptor of function @fn. */
+static struct _ddebug *desc(const char *fn)
+{
+	struct _ddebug *dp;
+
+	for (dp = (struct _ddebug *)(void *)__start___dyndbg;
+	     dp < (struct _ddebug *)(void *)__stop___dyndbg; dp++)
+		if (!strcmp(dp->function, fn))
+			return dp;
+	return NULL;
+}
+
+/* Whether @fn's descriptor has p (1), not (0), or is missing (-1). */
+static int has_p(const char *fn)
+{
+	struct _ddebug *dp = desc(fn);
+
+	return dp ? !!(dp->flags & _DPRINTK_FLAGS_PRINT) : -1;
+}
+
+static int fail_writes(uintptr_t addr, const void *bytes, size_t len)
+{
+	(void)addr;
+	(void)bytes;
+	(void)len;
+	return -EACCES;
+}
+
+#ifdef CONFIG_JUMP_LABEL
+static const unsigned char foreign[] = SK_TEST_FOREIGN;
+#define SITE_LEN	sizeof(foreign)
+
+/* The code address of the site of @fn's key, from this program's table. */
+static uintptr_t site_of(const char *fn)
+{
+	struct jump_entry *e = (struct jump_entry *)(void *)__start___jump_table;
+	struct jump_entry *stop = (struct jump_entry *)(void *)__stop___jump_table;
+	struct _ddebug *dp = desc(fn);
+
+	for (; dp && e < stop; e++)
+		if ((e->key & ~3UL) == (uintptr_t)&dp->key.dd_key_true.key)
+			return (uintptr_t)&e->code + e->code;
+	return 0;
+}
+
+/* Write @bytes over a site the way a stray patcher would. */
+static int write_code(uintptr_t addr, const unsigned char *bytes)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t pg = addr & ~(uintptr_t)(ps - 1);
+	size_t len = addr + SITE_LEN - pg;
+
+	if (mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -errno;
+	memcpy((void *)addr, bytes, SITE_LEN);
+	__builtin___clear_cache((char *)addr, (char *)addr + SITE_LEN);
+	return mprotect((void *)pg, len, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
+static void test_foreign_site(void)
+{
+	uintptr_t site = site_of("rf_one");
+	unsigned char saved[SITE_LEN];
+	const char *got;
+	int ret;
+
+	if (!site || write_code(site, (memcpy(saved, (void *)site, SITE_LEN), foreign))) {
+		tap_ok(0, "rf_one's site found and made foreign");
+		tap_skip("no foreign site", "the other site of the query switched");
+		tap_skip("no foreign site", "disabling past a foreign site");
+		return;
+	}
+	dd_capture_begin();
+	ret = q("func rf_* +p");
+	dd_capture_end(said, sizeof(said));
+	got = run_both(1);
+	if (!tap_ok(ret == -EILSEQ && has_p("rf_one") == 0 && has_p("rf_two") == 1 &&
+		    !strcmp(got, "two 1\n") && strstr(said, "not the expected instruction"),
+		    "a query over a site holding a foreign instruction returns -EILSEQ; that site keeps its flags, the other prints"))
+		tap_diag("returned %d, p: one %d two %d, printed \"%s\", said \"%s\"",
+			 ret, has_p("rf_one"), has_p("rf_two"), got, said);
+	/* The good site back, both on, then the first one foreign again. */
+	write_code(site, saved);
+	q("func rf_* +p");
+	write_code(site, foreign);
+	dd_capture_begin();
+	ret = q("func rf_* -p");
+	dd_capture_end(said, sizeof(said));
+	got = run_both(2);
+	if (!tap_ok(ret == -EILSEQ && has_p("rf_one") == 1 && has_p("rf_two") == 0 &&
+		    static_key_enabled(&desc("rf_one")->key.dd_key_true) && !*got,
+		    "disabling past a foreign site: -EILSEQ, that site's key and p stay on, the other is off"))
+		tap_diag("returned %d, p: one %d two %d, printed \"%s\"", ret,
+			 has_p("rf_one"), has_p("rf_two"), got);
+	write_code(site, saved);
+	tap_ok(q("func rf_* -p") == 2 && has_p("rf_one") == 0 && !*run_both(3),
+	       "the site mended, the next query switches it");
+}
+#endif
+
+static void test_failed_commit(void)
+{
+	const char *got;
+	int ret;
+
+	q("func rf_* =_");
+	dd_capture_begin();
+	sk_test_poke_hook = fail_writes;
+	ret = q("func rf_* +pf");
+	sk_test_poke_hook = NULL;
+	dd_capture_end(said, sizeof(said));
+	got = run_both(4);
+#ifdef CONFIG_JUMP_LABEL
+	if (!tap_ok(ret < 0 && has_p("rf_one") == 0 && has_p("rf_two") == 0 && !*got,
+		    "a query whose writes fail returns an error and leaves p off on every site"))
+		tap_diag("returned %d, p: one %d two %d, printed \"%s\"", ret,
+			 has_p("rf_one"), has_p("rf_two"), got);
+	tap_ok((desc("rf_one")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME) &&
+	       (desc("rf_two")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME),
+	       "the flags that need no write (f) are set");
+#else
+	(void)ret;
+	(void)got;
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "a failed commit");
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "the flags that need no write");
+#endif
+	ret = q("func rf_* +p");
+	got = run_both(5);
+	if (!tap_ok(ret == 2 && !strcmp(got, "rf_one: one 5\nrf_two: two 5\n"),
+		    "the next query switches both"))
+		tap_diag("returned %d, printed \"%s\"", ret, got);
+	q("func rf_* =_");
+}
+
+int main(void)
+{
+	tap_plan(3 + 3);
+#ifdef CONFIG_JUMP_LABEL
+	test_foreign_site();
+#else
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a foreign site");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "the other site");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a mended site");
+#endif
+	test_failed_commit();
+	return tap_exit();
+}
