@@ -16,6 +16,7 @@
 #include <linux/printk.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
+#include "foreign.h"
 #include "arch.h"
 #include "dd.h"
 
@@ -95,15 +96,7 @@ static uintptr_t site_of(const char *fn)
 /* Write @bytes over a site the way a stray patcher would. */
 static int write_code(uintptr_t addr, const unsigned char *bytes)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t pg = addr & ~(uintptr_t)(ps - 1);
-	size_t len = addr + SITE_LEN - pg;
-
-	if (mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC))
-		return -errno;
-	memcpy((void *)addr, bytes, SITE_LEN);
-	__builtin___clear_cache((char *)addr, (char *)addr + SITE_LEN);
-	return mprotect((void *)pg, len, PROT_READ | PROT_EXEC) ? -errno : 0;
+	return sk_test_write_code(addr, bytes, SITE_LEN);
 }
 
 static void test_foreign_site(void)

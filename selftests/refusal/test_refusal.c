@@ -22,6 +22,7 @@
 #include "../ro/capture.h"
 #include "arch.h"
 #include "tap.h"
+#include "foreign.h"
 #include "site.h"
 
 DEFINE_STATIC_KEY_FALSE(rf_key);	/* three sites, one gets corrupted */
@@ -167,15 +168,7 @@ static void find_rf_sites(void)
 /* Write @bytes over a site the way a stray patcher would. */
 static int write_code(uintptr_t addr, const unsigned char *bytes)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t pg = addr & ~(uintptr_t)(ps - 1);
-	size_t len = addr + SITE_LEN - pg;
-
-	if (mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC))
-		return -errno;
-	memcpy((void *)addr, bytes, SITE_LEN);
-	__builtin___clear_cache((char *)addr, (char *)addr + SITE_LEN);
-	return mprotect((void *)pg, len, PROT_READ | PROT_EXEC) ? -errno : 0;
+	return sk_test_write_code(addr, bytes, SITE_LEN);
 }
 
 /* Does every site hold what it held before, except @bad holding foreign? */
