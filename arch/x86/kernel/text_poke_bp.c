@@ -142,16 +142,18 @@ int sk_bp_install(void)
  *   2     INT3 + new tail      INT3 + old tail
  *   3     new insn             INT3 + new tail
  */
-static void step_bytes(const struct x86_site *s, int step, bool undo,
-		       uint8_t *out)
-{
-	const uint8_t *tail = (step == 1 || (undo && step == 2)) ? s->old : s->insn;
+struct step_plan {
+	bool from_old;	/* the five bytes of s->old, else of s->insn */
+	bool int3;	/* then INT3 over the first */
+};
 
-	memcpy(out, tail, JUMP_LABEL_NOP_SIZE);
-	if (undo && step == 1)
-		out[0] = s->old[0];
-	else if (step < 3 || undo)
-		out[0] = INT3;
+/* The table above as the plan of one step for every site in it. */
+static struct step_plan step_plan(int step, bool undo)
+{
+	return (struct step_plan){
+		.from_old = step == 1 || (undo && step == 2),
+		.int3 = undo ? step > 1 : step < 3,
+	};
 }
 
 /* Whether @s takes part in @step: undoing touches only what was done. */
@@ -198,27 +200,37 @@ static bool fill_group(uint8_t *buf, void *arg)
 	const struct x86_site *sites = the_batch.sites;
 	const struct group *g = arg;
 	size_t k, len = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
-	bool differs = false;
+	struct step_plan plan = step_plan(g->step, g->undo);
 
 	if (g->j - g->i > 1 || g->start != sites[g->i].addr)
 		memcpy(buf, (const void *)g->start, len);
 	for (k = g->i; k < g->j; k++) {
 		uint8_t *p = buf + (sites[k].addr - g->start);
 
-		step_bytes(&sites[k], g->step, g->undo, p);
-		differs = differs || memcmp(p, (const void *)sites[k].addr,
-					    JUMP_LABEL_NOP_SIZE);
+		memcpy(p, plan.from_old ? sites[k].old : sites[k].insn,
+		       JUMP_LABEL_NOP_SIZE);
+		if (plan.int3)
+			p[0] = INT3;
 	}
-	return differs;
+	/* The code between the sites was copied just now: only sites differ. */
+	return memcmp(buf, (const void *)g->start, len) != 0;
 }
 
-/* Whether every site of the group holds its bytes of @buf: the read-back. */
+/*
+ * Whether every site of the group holds its bytes of @buf: the read-back.
+ * The whole write compared at once first (one call over a run of bytes);
+ * only where that finds a difference, which may be another writer's bytes
+ * between the sites (see sk_text_poke_fill()), are the sites compared one
+ * by one.
+ */
 static bool group_landed(const uint8_t *buf, void *arg)
 {
 	const struct x86_site *sites = the_batch.sites;
 	const struct group *g = arg;
-	size_t k;
+	size_t k, len = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
 
+	if (!memcmp(buf, (const void *)g->start, len))
+		return true;
 	for (k = g->i; k < g->j; k++)
 		if (memcmp(buf + (sites[k].addr - g->start),
 			   (const void *)sites[k].addr, JUMP_LABEL_NOP_SIZE))
