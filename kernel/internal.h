@@ -246,13 +246,18 @@ typedef int sk_hook_key_update_fn(struct static_key *key, int count);
  * The object registry (kernel/object.c) as the key core sees it; every call
  * is made with jump_label_mutex held.  sk_next_table() moves *@o to the next
  * registered object (NULL: the first, the newest) and gives its table, sorted
- * by key, then address; false past the last.  sk_key_sealed_by(): the name of
+ * by key, then address; false past the last.  sk_next_table_for() does the
+ * same, skipping the tables whose keys' range leaves @key out (they cannot
+ * hold an entry of it).  sk_key_sealed_by(): the name of
  * the object whose sealed read-only keys hold @key (or the copy of one), or
  * NULL.
  */
 struct sk_object;
 __hidden bool sk_next_table(struct sk_object **o, struct jump_entry **start,
 			    struct jump_entry **stop);
+__hidden bool sk_next_table_for(const struct static_key *key,
+				struct sk_object **o, struct jump_entry **start,
+				struct jump_entry **stop);
 __hidden const char *sk_key_sealed_by(const struct static_key *key);
 
 /*

@@ -125,7 +125,10 @@ static unsigned int hint_slot(const struct jump_entry *start, unsigned int nth)
 	return i;
 }
 
-/* Find the first entry of @key in a sorted table, or NULL. */
+/*
+ * Find the first entry of @key in a sorted table whose keys' range holds
+ * @key (sk_next_table_for() gave it), or NULL.
+ */
 static struct jump_entry *first_entry(struct jump_entry *start,
 				      struct jump_entry *stop,
 				      const struct static_key *key,
@@ -134,9 +137,6 @@ static struct jump_entry *first_entry(struct jump_entry *start,
 {
 	struct jump_entry *lo = start, *hi = stop;
 
-	if (start == stop || (uintptr_t)key < (uintptr_t)jump_entry_key(start) ||
-	    (uintptr_t)key > (uintptr_t)jump_entry_key(stop - 1))
-		return NULL;
 	/* Just after the last key's entries: the key's first one? */
 	if (next && next >= start && next < stop &&
 	    jump_entry_key(next) == key &&
@@ -200,7 +200,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	/* A failed change's; not while a batch's sites are queued. */
 	if (!mark)
 		arch_jump_label_repair(0, 0, SK_STUCK_REPAIR);
-	while (sk_next_table(&o, &start, &stop)) {
+	while (sk_next_table_for(key, &o, &start, &stop)) {
 		unsigned int h = hint_slot(start, nth++);
 
 		e = first_entry(start, stop, key, hints[h].next, hints[h].first);
