@@ -317,6 +317,26 @@ lib-src		:= $(filter-out $(kstack-src) \
 		   $(wildcard $(srctree)/arch/$(SRCARCH)/kernel/*.c) \
 		   $(if $(insn32-arch),$(srctree)/arch/insn32/insn32.c)
 lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
+# The core library is built with link-time optimization where GCC builds
+# it: its layers are files of their own (scripts/layers), and one key
+# change goes through a dozen calls between them that the compiler can
+# only join at link time (a query over 10000 pr_debug() sites: 22% less
+# CPU, Documentation/benchmarks.rst).  One partition: the SIGTRAP
+# restorer's asm names a static object of kernel/trap.c.  libstatickeys.a
+# holds the optimized code, no LTO sections: a program's own LTO link
+# leaves it as it is.  LTO=0 turns it off; clang
+# and SANITIZE= builds go without (the sanitizers' exceptions are made
+# per object).
+LTO		?= 1
+sk_cc_gcc	= $(eval sk_cc_gcc := $(shell $(CC) -dM -E -x c /dev/null \
+		  2>/dev/null | grep -q __clang__ || echo y))$(sk_cc_gcc)
+CFLAGS_LTO	= $(if $(filter 1,$(LTO)),$(if $(strip $(SANITIZE)),,$(if \
+		  $(sk_cc_gcc),-flto -flto-partition=one)))
+$(lib-obj): CFLAGS_LIB += $(CFLAGS_LTO)
+# The code is generated at the link: it takes the compile's options that
+# shape it again (arm's -fdata-sections, which keeps key addresses out of
+# section anchors that asm goto cannot print).
+CFLAGS_LTO_LINK	= -O2 $(ARCH_CFLAGS)
 LIB_A		:= $(objtree)/libstatickeys.a
 LIB_SO		:= $(objtree)/libstatickeys.so.$(VERSION)
 LIB_SONAME	:= libstatickeys.so.$(SOVERSION)
@@ -363,7 +383,8 @@ $(objtree)/.lib-obj: FORCE | $(objtree)/.dirs
 LIB_RELOC	:= $(objtree)/libstatickeys.o
 $(LIB_RELOC): $(lib-obj) $(objtree)/.lib-obj
 	$(quiet) LD "$(notdir $@)"
-	$(Q)$(CC) -r -nostdlib -o $@ $(lib-obj)
+	$(Q)$(CC) -r -nostdlib $(if $(CFLAGS_LTO),$(CFLAGS_LTO) $(CFLAGS_LTO_LINK) \
+		-flinker-output=nolto-rel) -o $@ $(lib-obj)
 
 $(LIB_A): $(LIB_RELOC)
 	$(quiet) AR "$(notdir $@)"
@@ -374,6 +395,7 @@ $(LIB_SO): $(lib-obj) $(VERSION_SCRIPT) $(objtree)/.lib-obj
 	$(Q)$(CC) -shared -pthread -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(VERSION_SCRIPT) -Wl,-z,noexecstack \
 		-Wl,-z,now -Wl,-z,relro $(EXTRA_LDFLAGS) \
+		$(if $(CFLAGS_LTO),$(CFLAGS_LTO) $(CFLAGS_LTO_LINK)) \
 		-o $@ $(lib-obj) -ldl
 
 $(objtree)/libstatickeys.so: $(LIB_SO)
@@ -602,7 +624,7 @@ help:
 	@echo '  ro-cost          what read-only keys cost an object, with each linker'
 	@echo '  help             this list'
 	@echo 'Options:           O=dir ARCH=x86|x86_64|i386|arm64|riscv|arm|generic|ppc64le CROSS_COMPILE= CC=musl-gcc'
-	@echo '                   LLVM=1 V=1 W=1|e C=1|2 -s, check SANITIZE=address,undefined|thread'
+	@echo '                   LLVM=1 LTO=0 V=1 W=1|e C=1|2 -s, check SANITIZE=address,undefined|thread'
 	@echo 'What make check leaves to CI (they run when CI=true, as CI systems set it, or by their switch):'
 	@echo '  check-kernel (CHECK_KERNEL=1), check-vm (CHECK_VM=1), check-arches in full (CHECK_MORE_FULL=1)'
 	@echo 'and to you (never part of make check): check-boot, check-fresh, check-nodebian, check-package,'

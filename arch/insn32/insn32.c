@@ -95,9 +95,12 @@ static int make_sites(struct jump_entry **vec, size_t n)
 /*
  * Store @n sites' instructions (new, or old when undoing), each followed by
  * the arch's cache synchronisation.  Returns how many were stored; *@err
- * says why the next one was not.
+ * says why the next one was not.  Kept a function of its own, once a batch
+ * or an undo: selftests/hardening/test_cache_maintenance.sh reads its code
+ * in the library as built.
  */
-static size_t store_sites(size_t n, bool undo, int *err)
+static __attribute__((noinline)) size_t store_sites(size_t n, bool undo,
+						    int *err)
 {
 	size_t i;
 
