@@ -148,15 +148,8 @@ static int poke_once(uintptr_t addr, const void *bytes, size_t len)
 	return 0;
 }
 
-/* Records by the address each starts with. */
-static int rec_cmp(const void *a, const void *b)
-{
-	uintptr_t x = rec_addr(a), y = rec_addr(b);
-
-	return (x > y) - (x < y);
-}
-
+/* Records by the address each starts with (rec_addr()). */
 int sk_sort_queue(void **queue, size_t n, size_t size)
 {
-	return sk_sort(*queue, n, size, rec_cmp);
+	return sk_sort_addr(*queue, n, size);
 }

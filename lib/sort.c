@@ -16,8 +16,10 @@
 #include "sort.h"
 
 /* End of the run in order that starts at record @i. */
-static size_t run_end(const char *b, size_t i, size_t n, size_t size,
-		      sk_cmp_fn cmp)
+#define SORT_INLINE	static inline __attribute__((always_inline))
+
+SORT_INLINE size_t run_end(const char *b, size_t i, size_t n, size_t size,
+			   sk_cmp_fn cmp)
 {
 	for (i++; i < n && cmp(b + (i - 1) * size, b + i * size) <= 0; i++)
 		;
@@ -54,8 +56,8 @@ static void reverse(char *b, size_t n, size_t size, char *swap)
  * keep their order).  A compiler that lays out a function's static data
  * last to first gives such runs: the pr_debug() descriptors of a function.
  */
-static size_t take_run(char *b, size_t i, size_t n, size_t size,
-		       sk_cmp_fn cmp, char *swap)
+SORT_INLINE size_t take_run(char *b, size_t i, size_t n, size_t size,
+			    sk_cmp_fn cmp, char *swap)
 {
 	size_t j = i + 1;
 
@@ -73,8 +75,8 @@ static size_t take_run(char *b, size_t i, size_t n, size_t size,
  * goes first only when its last record is strictly before the left run's
  * first, so equal records never change places.
  */
-static void merge_runs(const char *from, char *to, size_t a, size_t m,
-		       size_t e, size_t size, sk_cmp_fn cmp)
+SORT_INLINE void merge_runs(const char *from, char *to, size_t a, size_t m,
+			    size_t e, size_t size, sk_cmp_fn cmp)
 {
 	size_t i = a, j = m, k = a;
 
@@ -96,7 +98,11 @@ static void merge_runs(const char *from, char *to, size_t a, size_t m,
 	}
 }
 
-int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
+/*
+ * The sort, made once for each comparison it is given: with a constant
+ * @cmp the compiler puts the comparison inline (sk_sort_addr()).
+ */
+SORT_INLINE int sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 {
 	char *b = base, *tmp, *from, *to, *t;
 	size_t *ends, runs, i, r, e;
@@ -143,4 +149,23 @@ int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 	free(tmp);
 	free(ends);
 	return 0;
+}
+
+int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
+{
+	return sort(base, n, size, cmp);
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uintptr_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return (x > y) - (x < y);
+}
+
+int sk_sort_addr(void *base, size_t n, size_t size)
+{
+	return sort(base, n, size, addr_cmp);
 }

@@ -20,5 +20,8 @@ typedef int (*sk_cmp_fn)(const void *a, const void *b);
  */
 int sk_sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 	__attribute__((visibility("hidden")));
+/* The same for records that start with a uintptr_t, by that value. */
+int sk_sort_addr(void *base, size_t n, size_t size)
+	__attribute__((visibility("hidden")));
 
 #endif /* _STATICKEYS_LIB_SORT_H */

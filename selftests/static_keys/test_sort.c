@@ -73,7 +73,7 @@ int main(void)
 	static struct rec12 r12[N];
 	bool ok12;
 
-	tap_plan(11);
+	tap_plan(12);
 	srand(27);
 	for (i = 0; i < N; i++)
 		r[i].addr = 16 * i;
@@ -123,5 +123,12 @@ int main(void)
 	check("runs in reverse order, one after the other", r, N);
 	tap_ok(compares < 3 * N, "%lu compares for %d records in %d reversed runs (fewer than %d)",
 	       compares, N, N / 100, 3 * N);
+	/* The patch queues' sort: by the leading address, equal ones kept in order. */
+	for (i = 0; i < N; i++)
+		r[i].addr = (i / 100) * 1000 + (99 - i % 100) / 2;
+	for (i = 0; i < N; i++)
+		r[i].seq = i;
+	tap_ok(!sk_sort_addr(r, N, sizeof(*r)) && sorted_stably(r, N),
+	       "sk_sort_addr(): reversed runs with equal addresses, sorted stably");
 	return tap_exit();
 }

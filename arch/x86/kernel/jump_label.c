@@ -90,9 +90,19 @@ int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 	if (sk_reserve_n((void **)&queue, &queue_cap, n, sizeof(*queue)))
 		return -ENOMEM;
 	for (nr_queued = 0; nr_queued < n; nr_queued++) {
+		const uint8_t *p = (const uint8_t *)jump_entry_code(vec[nr_queued]);
+
+		/*
+		 * Checked whole when queued, written by nobody since (the
+		 * lock is held): the first byte says which of the two it is.
+		 */
 		s = &queue[nr_queued];
-		if (arch_jump_label_decode(vec[nr_queued], &now)) {
-			nr_queued = 0;	/* checked when queued: cannot be */
+		if (p[0] == JMP32)
+			now = JUMP_LABEL_JMP;
+		else if (p[0] == nop5[0])
+			now = JUMP_LABEL_NOP;
+		else {
+			nr_queued = 0;	/* cannot be */
 			return -EILSEQ;
 		}
 		s->addr = jump_entry_code(vec[nr_queued]);

@@ -201,6 +201,7 @@ static bool fill_group(uint8_t *buf, void *arg)
 	const struct group *g = arg;
 	size_t k, len = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
 	struct step_plan plan = step_plan(g->step, g->undo);
+	bool differs = false;
 
 	if (g->j - g->i > 1 || g->start != sites[g->i].addr)
 		memcpy(buf, (const void *)g->start, len);
@@ -211,9 +212,10 @@ static bool fill_group(uint8_t *buf, void *arg)
 		       JUMP_LABEL_NOP_SIZE);
 		if (plan.int3)
 			p[0] = INT3;
+		differs = differs || memcmp(p, (const void *)sites[k].addr,
+					    JUMP_LABEL_NOP_SIZE);
 	}
-	/* The code between the sites was copied just now: only sites differ. */
-	return memcmp(buf, (const void *)g->start, len) != 0;
+	return differs;
 }
 
 /*
