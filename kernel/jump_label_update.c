@@ -180,6 +180,7 @@ void sk_report_site(const struct jump_entry *e, int err)
 }
 
 #define SK_PREFETCH_AHEAD	8	/* sites: make bench's spread layout */
+#define SK_PREFETCH_KEYS	4	/* keys of one site ahead: a query */
 
 /*
  * Queue every site of @key in every object for @count and write them in one
@@ -229,11 +230,13 @@ int sk_jump_label_update(struct static_key *key, int count)
 		if (e) {
 			hints[h].next = e;
 			/*
-			 * The next key's first site, most likely (see
-			 * hints): its code is read when that key comes.
+			 * A site a few keys on, most likely (see hints):
+			 * its code is read when that key comes, and one
+			 * key is too little time for a miss to be served.
 			 */
-			if (e < stop)
-				__builtin_prefetch((const void *)jump_entry_code(e));
+			if (e + SK_PREFETCH_KEYS < stop)
+				__builtin_prefetch((const void *)
+					jump_entry_code(e + SK_PREFETCH_KEYS));
 		}
 	}
 	if (!queued)
