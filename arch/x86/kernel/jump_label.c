@@ -78,41 +78,55 @@ int arch_jump_label_check(const struct jump_entry *entry,
 static int apply_queue(void);
 
 /*
+ * The record of the site of @e, to take the instruction it does not hold:
+ * 0, or -EILSEQ.  Checked whole when queued, written by nobody since (the
+ * lock is held): the first byte says which of the two it is.
+ */
+static int make_site(struct x86_site *s, const struct jump_entry *e)
+{
+	const uint8_t *p = (const uint8_t *)jump_entry_code(e);
+	enum jump_label_type now;
+
+	if (p[0] == JMP32)
+		now = JUMP_LABEL_JMP;
+	else if (p[0] == nop5[0])
+		now = JUMP_LABEL_NOP;
+	else
+		return -EILSEQ;	/* cannot be */
+	s->addr = (uintptr_t)p;
+	s->target = jump_entry_target(e);
+	s->jump = now == JUMP_LABEL_NOP;
+	s->done = 0;
+	s->orphan = false;
+	memcpy(s->old, p, sizeof(s->old));
+	make_insn(s->insn, !now, s->addr, s->target);
+	return 0;
+}
+
+/*
  * The sites to write become the records the steps and the trap handler
  * read (queue[]: sk_text_poke_begin() and the stuck list take its layout),
- * each to take the instruction it does not hold.
+ * sorted by address.  The queue holds them key by key, and a function's
+ * pr_debug() descriptors come last to first: a run of sites going down is
+ * laid out the other way round as it is made, so that the sort mostly
+ * finds them in order.
  */
 int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 {
-	enum jump_label_type now;
-	struct x86_site *s;
+	size_t i, j, k;
 
 	if (sk_reserve_n((void **)&queue, &queue_cap, n, sizeof(*queue)))
 		return -ENOMEM;
-	for (nr_queued = 0; nr_queued < n; nr_queued++) {
-		const uint8_t *p = (const uint8_t *)jump_entry_code(vec[nr_queued]);
-
-		/*
-		 * Checked whole when queued, written by nobody since (the
-		 * lock is held): the first byte says which of the two it is.
-		 */
-		s = &queue[nr_queued];
-		if (p[0] == JMP32)
-			now = JUMP_LABEL_JMP;
-		else if (p[0] == nop5[0])
-			now = JUMP_LABEL_NOP;
-		else {
-			nr_queued = 0;	/* cannot be */
-			return -EILSEQ;
-		}
-		s->addr = jump_entry_code(vec[nr_queued]);
-		s->target = jump_entry_target(vec[nr_queued]);
-		s->jump = now == JUMP_LABEL_NOP;
-		s->done = 0;
-		s->orphan = false;
-		memcpy(s->old, (const void *)s->addr, sizeof(s->old));
-		make_insn(s->insn, !now, s->addr, s->target);
+	nr_queued = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && jump_entry_code(vec[j]) <
+					 jump_entry_code(vec[j - 1]); j++)
+			;
+		for (k = i; k < j; k++)
+			if (make_site(&queue[i + j - 1 - k], vec[k]))
+				return -EILSEQ;
 	}
+	nr_queued = n;
 	return apply_queue();
 }
 
