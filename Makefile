@@ -324,9 +324,8 @@ lib-obj		:= $(patsubst $(srctree)/%.c,$(objtree)/%.o,$(lib-src))
 # CPU, Documentation/benchmarks.rst).  One partition: the SIGTRAP
 # restorer's asm names a static object of kernel/trap.c.  libstatickeys.a
 # holds the optimized code, no LTO sections: a program's own LTO link
-# leaves it as it is.  LTO=0 turns it off; clang
-# and SANITIZE= builds go without (the sanitizers' exceptions are made
-# per object).
+# leaves it as it is.  LTO=0 turns it off; clang and SANITIZE= builds go
+# without (the sanitizers' exceptions are made per object).
 LTO		?= 1
 sk_cc_gcc	= $(eval sk_cc_gcc := $(shell $(CC) -dM -E -x c /dev/null \
 		  2>/dev/null | grep -q __clang__ || echo y))$(sk_cc_gcc)

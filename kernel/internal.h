@@ -100,9 +100,9 @@ __hidden void sk_text_poke_end(void);
  * is the longest stretch of code between two sites that is bridged: a
  * write costs about as much as copying a few kilobytes, and a page more in
  * a write less than a write of its own (Documentation/benchmarks.rst: a
- * function's pr_debug() sites lie together, a function's length apart).  SK_BRIDGE_SPAN keeps the buffer and the
- * kernel's copy in the core's cache: larger writes measured slower on the
- * spread layout of make bench.
+ * function's pr_debug() sites lie together, a function's length apart).
+ * SK_BRIDGE_SPAN keeps the buffer and the kernel's copy in the core's
+ * cache: larger writes measured slower on the spread layout of make bench.
  */
 #define SK_BRIDGE_GAP	4096
 #define SK_BRIDGE_SPAN	65536

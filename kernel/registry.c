@@ -143,20 +143,13 @@ bool sk_next_table(struct sk_object **o, struct jump_entry **start,
 bool sk_next_table_for(const struct static_key *key, struct sk_object **o,
 		       struct jump_entry **start, struct jump_entry **stop)
 {
-	struct sk_object *p = *o ? (*o)->next : objects;
 	uintptr_t k = (uintptr_t)key;
 
-	for (; p; p = p->next)
-		if (p->start != p->stop &&
-		    k >= (uintptr_t)jump_entry_key(p->start) &&
-		    k <= (uintptr_t)jump_entry_key(p->stop - 1))
-			break;
-	*o = p;
-	if (!p)
-		return false;
-	*start = p->start;
-	*stop = p->stop;
-	return true;
+	while (sk_next_table(o, start, stop))
+		if (*start != *stop && k >= (uintptr_t)jump_entry_key(*start) &&
+		    k <= (uintptr_t)jump_entry_key(*stop - 1))
+			return true;
+	return false;
 }
 
 bool sk_object_view(unsigned int i, struct sk_object_view *v)

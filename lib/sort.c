@@ -15,9 +15,13 @@
 
 #include "sort.h"
 
-/* End of the run in order that starts at record @i. */
+/*
+ * The helpers that take the comparison are put inline into each sort made
+ * (sort() below), so that a constant comparison is inline too.
+ */
 #define SORT_INLINE	static inline __attribute__((always_inline))
 
+/* End of the run in order that starts at record @i. */
 SORT_INLINE size_t run_end(const char *b, size_t i, size_t n, size_t size,
 			   sk_cmp_fn cmp)
 {

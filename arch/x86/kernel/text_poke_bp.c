@@ -190,6 +190,12 @@ struct group {
 	uintptr_t start;
 };
 
+/* The bytes the write of @g covers: its start to its last site's end. */
+static size_t group_len(const struct group *g)
+{
+	return the_batch.sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
+}
+
 /*
  * The bytes of a group's write: the code as it is now, the sites' bytes of
  * the step over it.  Called just before every attempt at the write; false
@@ -199,7 +205,7 @@ static bool fill_group(uint8_t *buf, void *arg)
 {
 	const struct x86_site *sites = the_batch.sites;
 	const struct group *g = arg;
-	size_t k, len = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
+	size_t k, len = group_len(g);
 	struct step_plan plan = step_plan(g->step, g->undo);
 	bool differs = false;
 
@@ -229,7 +235,7 @@ static bool group_landed(const uint8_t *buf, void *arg)
 {
 	const struct x86_site *sites = the_batch.sites;
 	const struct group *g = arg;
-	size_t k, len = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE - g->start;
+	size_t k, len = group_len(g);
 
 	if (!memcmp(buf, (const void *)g->start, len))
 		return true;
@@ -317,8 +323,7 @@ static bool spans_kept;		/* spans[] holds the first step's groups */
 static int write_group(struct group *g, const struct sk_fill *f)
 {
 	struct x86_site *sites = the_batch.sites;
-	uintptr_t end = sites[g->j - 1].addr + JUMP_LABEL_NOP_SIZE;
-	int err = sk_text_poke_fill(g->start, step_buf, end - g->start, f);
+	int err = sk_text_poke_fill(g->start, step_buf, group_len(g), f);
 	size_t k;
 
 	for (k = g->i; k < g->j; k++)
