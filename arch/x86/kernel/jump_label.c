@@ -10,25 +10,10 @@
 #include "../../../kernel/threads.h"
 #include "text_poke_bp.h"
 
-#define JMP32		0xe9
-
 static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
 
 static struct x86_site *queue;
 static size_t nr_queued, queue_cap;
-
-static void make_insn(uint8_t *insn, enum jump_label_type type,
-		      uintptr_t code, uintptr_t target)
-{
-	int32_t disp = (int32_t)(target - (code + JUMP_LABEL_NOP_SIZE));
-
-	if (type == JUMP_LABEL_NOP) {
-		memcpy(insn, nop5, sizeof(nop5));
-		return;
-	}
-	insn[0] = JMP32;
-	memcpy(insn + 1, &disp, sizeof(disp));
-}
 
 /*
  * 0 and the state, -EBUSY for a breakpoint (INT3) over either instruction's
@@ -94,12 +79,10 @@ static int make_site(struct x86_site *s, const struct jump_entry *e)
 	else
 		return -EILSEQ;	/* cannot be */
 	s->addr = (uintptr_t)p;
-	s->target = jump_entry_target(e);
+	s->disp = (int32_t)(jump_entry_target(e) - (s->addr + JUMP_LABEL_NOP_SIZE));
 	s->jump = now == JUMP_LABEL_NOP;
 	s->done = 0;
 	s->orphan = false;
-	memcpy(s->old, p, sizeof(s->old));
-	make_insn(s->insn, !now, s->addr, s->target);
 	return 0;
 }
 

@@ -60,10 +60,12 @@ void sk_stuck_keep(const struct x86_site *sites, size_t n)
 static uint8_t stuck_progress(const struct x86_site *s)
 {
 	const uint8_t *p = (const uint8_t *)s->addr;
+	uint8_t old[JUMP_LABEL_NOP_SIZE];
 
 	if (p[0] != INT3)
 		return 0;
-	return memcmp(p + 1, s->old + 1, JUMP_LABEL_NOP_SIZE - 1) ? 2 : 1;
+	x86_site_bytes(s, false, old);
+	return memcmp(p + 1, old + 1, JUMP_LABEL_NOP_SIZE - 1) ? 2 : 1;
 }
 
 /*

@@ -62,7 +62,7 @@ static int emulate(const struct x86_batch *b, uintptr_t site, void *uc)
 	if (!s)
 		return 0;
 	jump = s->jump != __atomic_load_n(&b->undo, __ATOMIC_ACQUIRE);
-	sk_trap_set_pc(uc, jump ? s->target : site + JUMP_LABEL_NOP_SIZE);
+	sk_trap_set_pc(uc, jump ? x86_site_target(s) : site + JUMP_LABEL_NOP_SIZE);
 	__atomic_fetch_add(&sk_trap_emulations, 1, __ATOMIC_RELAXED);
 	return 1;
 }
@@ -143,7 +143,7 @@ int sk_bp_install(void)
  *   3     new insn             INT3 + new tail
  */
 struct step_plan {
-	bool from_old;	/* the five bytes of s->old, else of s->insn */
+	bool from_old;	/* the site's old instruction, else its new one */
 	bool int3;	/* then INT3 over the first */
 };
 
@@ -199,11 +199,14 @@ static size_t group_len(const struct group *g)
 /*
  * The bytes of a group's write: the code as it is now, the sites' bytes of
  * the step over it.  Called just before every attempt at the write; false
- * if every site holds its bytes already.
+ * if every site holds its bytes already.  Going forwards, each site is
+ * marked as having reached the step here, in the pass that reads it
+ * anyway: a write that then fails may have landed, and undoing a site
+ * that holds its old bytes rewrites them, which is harmless.
  */
 static bool fill_group(uint8_t *buf, void *arg)
 {
-	const struct x86_site *sites = the_batch.sites;
+	struct x86_site *sites = the_batch.sites;
 	const struct group *g = arg;
 	size_t k, len = group_len(g);
 	struct step_plan plan = step_plan(g->step, g->undo);
@@ -214,10 +217,11 @@ static bool fill_group(uint8_t *buf, void *arg)
 	for (k = g->i; k < g->j; k++) {
 		uint8_t *p = buf + (sites[k].addr - g->start);
 
-		memcpy(p, plan.from_old ? sites[k].old : sites[k].insn,
-		       JUMP_LABEL_NOP_SIZE);
+		x86_site_bytes(&sites[k], !plan.from_old, p);
 		if (plan.int3)
 			p[0] = INT3;
+		if (!g->undo)
+			sites[k].done = (uint8_t)g->step;
 		differs = differs || memcmp(p, (const void *)sites[k].addr,
 					    JUMP_LABEL_NOP_SIZE);
 	}
@@ -319,18 +323,21 @@ static struct span *spans;
 static size_t nr_spans, spans_cap;
 static bool spans_kept;		/* spans[] holds the first step's groups */
 
-/* Write group @g of the step; mark its sites as reached (or undone). */
+/*
+ * Write group @g of the step.  Forwards, fill_group() marked its sites as
+ * reached; undoing, they are marked here as undone, or, if the write
+ * failed, as still holding the step.
+ */
 static int write_group(struct group *g, const struct sk_fill *f)
 {
 	struct x86_site *sites = the_batch.sites;
 	int err = sk_text_poke_fill(g->start, step_buf, group_len(g), f);
+	uint8_t done = err ? (uint8_t)g->step : (uint8_t)(g->step - 1);
 	size_t k;
 
-	for (k = g->i; k < g->j; k++)
-		sites[k].done = g->undo ? (uint8_t)(g->step - 1) : (uint8_t)g->step;
-	if (err && g->undo)
+	if (g->undo)
 		for (k = g->i; k < g->j; k++)
-			sites[k].done = (uint8_t)g->step;
+			sites[k].done = done;
 	return err;
 }
 

@@ -12,21 +12,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include <asm/jump_label.h>
 #include "../../../kernel/internal.h"
 
 #define INT3		0xcc
 
-/* One site of a batch: the encoder fills it in, the protocol writes it. */
+/*
+ * One site of a batch: the encoder fills it in, the protocol writes it.
+ * The site holds one of two instructions, the 5-byte NOP or the jump by
+ * @disp, and changes to the other: @jump says which is new, and both are
+ * made from the record when needed (x86_site_bytes()).  Sixteen bytes on
+ * x86-64: a batch of ten thousand sites is read three times a commit.
+ */
 struct x86_site {
 	uintptr_t addr;		/* first: sk_text_poke_begin() reads it */
-	uintptr_t target;
-	uint8_t old[JUMP_LABEL_NOP_SIZE];	/* what the site holds now */
-	uint8_t insn[JUMP_LABEL_NOP_SIZE];	/* what the site will hold */
+	int32_t disp;		/* of the jump, from the end of the site */
 	bool jump;		/* the new instruction is the jump */
 	uint8_t done;		/* steps written: 0..3 (text_poke_bp.c) */
 	bool orphan;		/* stuck, and its object unregistered */
 };
+
+#define JMP32		0xe9
+
+/* The bytes of @s's new instruction (@new_insn) or of its old one. */
+static inline void x86_site_bytes(const struct x86_site *s, bool new_insn,
+				  uint8_t *p)
+{
+	static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
+
+	if (s->jump == new_insn) {
+		p[0] = JMP32;
+		memcpy(p + 1, &s->disp, sizeof(s->disp));
+	} else {
+		memcpy(p, nop5, JUMP_LABEL_NOP_SIZE);
+	}
+}
+
+/* Where the jump of @s goes. */
+static inline uintptr_t x86_site_target(const struct x86_site *s)
+{
+	return s->addr + JUMP_LABEL_NOP_SIZE + (uintptr_t)(intptr_t)s->disp;
+}
 
 /*
  * A batch is what the trap handler reads: published before the first INT3
