@@ -25,10 +25,26 @@
 #include "queue.h"
 #include "../lib/hash.h"
 
+/*
+ * A key of the batch and whether it goes on, in one word (bit 0: keys are
+ * word-aligned): a query that changes ten thousand keys writes this list
+ * once and reads it back at the commit.
+ */
 struct batch_key {
-	struct static_key *key;
-	bool on;
+	uintptr_t key_on;
 };
+
+_Static_assert(_Alignof(struct static_key) >= 2, "bit 0 of a key's address is free");
+
+static inline struct static_key *bk_key(struct batch_key k)
+{
+	return (struct static_key *)(k.key_on & ~(uintptr_t)1);
+}
+
+static inline bool bk_on(struct batch_key k)
+{
+	return k.key_on & 1;
+}
 
 /*
  * The batch is the lock's, not each thread's: only the holder of
@@ -92,7 +108,7 @@ static int set_build(void)
 	if (set_grow(nr_keys))
 		return -ENOMEM;
 	for (i = 0; i < nr_keys; i++)
-		set_put(keys[i].key);
+		set_put(bk_key(keys[i]));
 	set_built = true;
 	return 0;
 }
@@ -105,7 +121,7 @@ static bool set_has(const struct static_key *key)
 		return false;
 	if (!set_built && set_build()) {
 		for (i = 0; i < nr_keys; i++)	/* no memory: walk */
-			if (keys[i].key == key)
+			if (bk_key(keys[i]) == key)
 				return true;
 		return false;
 	}
@@ -179,7 +195,7 @@ int sk_batch_defer(struct static_key *key, bool on)
 		keys_lo = k;
 	if (!nr_keys || k > keys_hi)
 		keys_hi = k;
-	keys[nr_keys++] = (struct batch_key){ key, on };
+	keys[nr_keys++] = (struct batch_key){ k | on };
 	if (set_built)
 		set_put(key);
 	return 0;
@@ -195,12 +211,13 @@ static int flush(void)
 	size_t i;
 
 	for (i = 0; i < nr_keys; i++) {
-		struct static_key *key = keys[i].key;
+		struct static_key *key = bk_key(keys[i]);
+		bool on = bk_on(keys[i]);
 
-		if (!err && keys[i].on)
+		if (!err && on)
 			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
 		else if (err)
-			__atomic_store_n(&key->enabled, keys[i].on ? 0 : 1,
+			__atomic_store_n(&key->enabled, on ? 0 : 1,
 					 __ATOMIC_RELEASE);
 	}
 	if (!err)

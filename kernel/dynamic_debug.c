@@ -52,10 +52,11 @@ static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
  * Apply @q to the sites of @t.  Return: how many matched.  A site whose key
  * refuses the change (a site holding another instruction, a read-only
  * key) keeps its p, which says what the key does; the others go on, and
- * *@err gets the first refusal (an errno).
+ * *@err gets the first refusal (an errno).  @batch: the caller's batch is
+ * open (it always is; asked once, not for every key).
  */
 static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t,
-			int *err)
+			bool batch, int *err)
 {
 	struct ddebug_match_cache cache = { 0 };
 	struct _ddebug *dp;
@@ -76,7 +77,8 @@ static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t,
 		 */
 		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT) {
 			int e = sk_batch_key_switch(&dp->key.dd_key_true.key,
-						    newflags & _DPRINTK_FLAGS_PRINT);
+						    newflags & _DPRINTK_FLAGS_PRINT,
+						    batch);
 
 			if (e) {
 				newflags ^= _DPRINTK_FLAGS_PRINT;
@@ -93,12 +95,13 @@ static int ddebug_apply_all(const struct ddebug_queries *qs,
 			    struct ddebug_table *only, int *err)
 {
 	struct ddebug_table *t;
+	bool batch = sk_batch_open();	/* the caller's: for every key */
 	int found = 0;
 	size_t i;
 
 	for (i = 0; i < qs->nr; i++)
 		for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
-			found += ddebug_apply(&qs->q[i], t, err);
+			found += ddebug_apply(&qs->q[i], t, batch, err);
 	return found;
 }
 

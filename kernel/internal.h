@@ -331,13 +331,15 @@ extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
  * thread; sk_batch_open_locked(): the same, asked by the lock's holder
  * (a batch can only be its own).  sk_batch_key_switch() (kernel/
  * jump_label.c): static_key_enable()/_disable() inside the caller's open
- * batch, without taking the lock again; returns the change's error (what
- * statickeys_last_error() would say after it: 0 when the key takes the
- * state, or is in it already).
+ * batch, without taking the lock again (@mine: the caller's
+ * sk_batch_open(), asked once for all its keys; false: the ordinary
+ * change); returns the change's error (what statickeys_last_error()
+ * would say after it: 0 when the key takes the state, or is in it
+ * already).
  */
 __hidden bool sk_batch_open(void);
 __hidden bool sk_batch_open_locked(void);
-__hidden int sk_batch_key_switch(struct static_key *key, bool on);
+__hidden int sk_batch_key_switch(struct static_key *key, bool on, bool mine);
 __hidden bool sk_batch_nest(void);
 __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on);

@@ -251,9 +251,9 @@ static bool key_change(struct static_key *key, enum key_op op, const char *fn,
  * thousands in one batch (dynamic debug's queries).  Outside such a batch,
  * the ordinary change.
  */
-int sk_batch_key_switch(struct static_key *key, bool on)
+int sk_batch_key_switch(struct static_key *key, bool on, bool mine)
 {
-	if (!sk_batch_open()) {
+	if (!mine) {
 		key_change(key, on ? KEY_ENABLE : KEY_DISABLE,
 			   on ? "static_key_enable" : "static_key_disable", false);
 		return statickeys_last_error();
