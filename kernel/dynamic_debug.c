@@ -142,6 +142,7 @@ static int ddebug_exec(const char *query, const char *modname)
 	if (ret < 0) {
 		/* Not carried out: no site switched, and not run again later. */
 		ddebug_follow_keys(NULL);
+		ddebug_free_queries(&log->qs);
 		free(log);
 	} else {
 		*ddebug_log_tail = log;

@@ -3,9 +3,11 @@
  * A query whose sites cannot all be switched: a site holding a foreign
  * instruction is refused, a commit whose writes fail is undone.  The query
  * says so (a negative return), and every site's flags tell the truth
- * afterwards: "p" is set exactly where the site prints.  Links the static
- * library for its write hook.
+ * afterwards: "p" is set exactly where the site prints; the same for an
+ * object dlopen()ed later, whose replayed queries fail to commit.  Links
+ * the static library for its write hook.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,9 +176,58 @@ static void test_failed_commit(void)
 	q("func rf_* =_");
 }
 
+/*
+ * An object loaded after queries ran gets them replayed in one batch; if
+ * its commit fails, the object comes up with every site off and p saying
+ * so, the message names it, and a later query switches its sites.  The
+ * plugin is built without the library and takes this program's (exported)
+ * copy, the one whose write hook fails.
+ */
+static void test_failed_replay(void)
+{
+	unsigned int lines[2];
+	dd_plugin_fn run;
+	char buf[256];
+	void *h;
+
+	q("file dd_plugin.c +p");
+	dd_capture_begin();
+	sk_test_poke_hook = fail_writes;
+	h = dlopen(DD_PLUGIN_EXE, RTLD_NOW);
+	sk_test_poke_hook = NULL;
+	dd_capture_end(said, sizeof(said));
+	run = h ? (dd_plugin_fn)dlsym(h, DD_PLUGIN_ENTRY) : NULL;
+	if (!run) {
+		tap_ok(0, "dlopen(%s): %s", DD_PLUGIN_EXE, dlerror());
+		tap_skip("not loaded", "a later query switches its sites");
+		return;
+	}
+	dd_capture_begin();
+	run(6, lines);
+	dd_capture_end(buf, sizeof(buf));
+#ifdef CONFIG_JUMP_LABEL
+	if (!tap_ok(!*buf && strstr(said, "libdd_plugin_exe") &&
+		    strstr(said, "could not switch all its sites") &&
+		    q("module libdd_plugin_exe +_") == 2,
+		    "a dlopen() whose replayed queries fail to commit: its sites stay off, the message names it"))
+		tap_diag("printed \"%s\", said \"%s\"", buf, said);
+#else
+	tap_ok(!strcmp(buf, "plugin one 6\nplugin two 6\n"),
+	       "CONFIG_JUMP_LABEL=n: nothing to write, the replay switches its sites");
+#endif
+	/* p must say off, or this query would find nothing to switch. */
+	tap_ok(q("module libdd_plugin_exe +p") == 2 &&
+	       (dd_capture_begin(), run(7, lines),
+		!strcmp(dd_capture_end(buf, sizeof(buf)),
+			"plugin one 7\nplugin two 7\n")),
+	       "a later query switches its sites");
+	q("file dd_plugin.c =_");
+	dlclose(h);
+}
+
 int main(void)
 {
-	tap_plan(3 + 3);
+	tap_plan(3 + 3 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 #else
@@ -185,5 +236,6 @@ int main(void)
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a mended site");
 #endif
 	test_failed_commit();
+	test_failed_replay();
 	return tap_exit();
 }
