@@ -21,6 +21,8 @@ struct ddebug_query {
 	unsigned int first_lineno, last_lineno;	/* 0, 0: any line */
 	unsigned int flags;		/* new = (old & mask) | flags */
 	unsigned int mask;
+	/* Remembered: a later query sets every flag this one sets, on the same sites. */
+	bool superseded;
 };
 
 /* The queries of one call, in order, and the text they point into. */

@@ -7,7 +7,8 @@
  *
  * Every query that ran is kept, in order: an object that registers later
  * (dlopen()) gets them all replayed on its own sites, so that it ends in
- * the state it would have if it had been there from the start.
+ * the state it would have if it had been there from the start.  A query
+ * that a later one makes of no effect is dropped (ddebug_forget_superseded()).
  */
 #ifdef CONFIG_DYNAMIC_DEBUG
 
@@ -101,8 +102,69 @@ static int ddebug_apply_all(const struct ddebug_queries *qs,
 
 	for (i = 0; i < qs->nr; i++)
 		for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
-			found += ddebug_apply(&qs->q[i], t, batch, err);
+			if (!qs->q[i].superseded)
+				found += ddebug_apply(&qs->q[i], t, batch, err);
 	return found;
+}
+
+/* The flags @q sets or clears; it leaves the others as they were. */
+static unsigned int ddebug_touched(const struct ddebug_query *q)
+{
+	return (~q->mask | q->flags) & 0xffU;	/* _ddebug's flags:8 */
+}
+
+static bool ddebug_same_word(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether @a and @b select the same sites: the same words in each place. */
+static bool ddebug_same_sites(const struct ddebug_query *a,
+			      const struct ddebug_query *b)
+{
+	return ddebug_same_word(a->filename, b->filename) &&
+	       ddebug_same_word(a->module, b->module) &&
+	       ddebug_same_word(a->function, b->function) &&
+	       ddebug_same_word(a->format, b->format) &&
+	       a->format_anchored == b->format_anchored &&
+	       a->first_lineno == b->first_lineno &&
+	       a->last_lineno == b->last_lineno;
+}
+
+/*
+ * @later is about to be remembered after every call before it.  Each flag
+ * of a site ends as the last query that sets or clears it there left it,
+ * so an earlier query whose sites @later selects again, and whose every
+ * flag @later sets or clears too, changes nothing an object loaded later
+ * would end with: it is marked superseded, and a call whose queries all
+ * are is forgotten.  A program that switches the same sites on and off
+ * for ever keeps one call's worth of queries, not one per call.
+ */
+static void ddebug_forget_superseded(const struct ddebug_queries *later)
+{
+	struct ddebug_log **pl = &ddebug_log_head, *log;
+	size_t i, j, live;
+
+	while ((log = *pl)) {
+		for (i = live = 0; i < log->qs.nr; i++) {
+			struct ddebug_query *q = &log->qs.q[i];
+
+			for (j = 0; j < later->nr && !q->superseded; j++)
+				q->superseded = ddebug_same_sites(q, &later->q[j]) &&
+					!(ddebug_touched(q) &
+					  ~ddebug_touched(&later->q[j]));
+			live += !q->superseded;
+		}
+		if (live) {
+			pl = &log->next;
+			continue;
+		}
+		*pl = log->next;
+		if (ddebug_log_tail == &log->next)
+			ddebug_log_tail = pl;
+		ddebug_free_queries(&log->qs);
+		free(log);
+	}
 }
 
 /*
@@ -145,6 +207,7 @@ static int ddebug_exec(const char *query, const char *modname)
 		ddebug_free_queries(&log->qs);
 		free(log);
 	} else {
+		ddebug_forget_superseded(&log->qs);
 		*ddebug_log_tail = log;
 		ddebug_log_tail = &log->next;
 	}

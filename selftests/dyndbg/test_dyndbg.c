@@ -3,10 +3,12 @@
  * Dynamic debug at run time: every keyword and flag of the query language,
  * the output prefixes, several queries in one call, bad queries (the wrong
  * word named, nothing changed), one batch per call, and a dlopen()ed object
- * that gets the queries run before it was loaded.
+ * that gets the queries run before it was loaded, which stay remembered
+ * one per selection however many calls switch it.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -319,14 +321,67 @@ static void test_dlopen(void)
 	dlclose(h);
 }
 
+/*
+ * A program whose debug output is switched on and off all its life (a
+ * daemon, through its control channel) must not hold a remembered query
+ * for every call: a call that sets every flag an earlier one set, on the
+ * same sites, replaces it.  And an object loaded after thousands of such
+ * calls still comes up in the state the last one left.
+ */
+static void test_remembered(void)
+{
+	unsigned int lines[2];
+	dd_plugin_fn run;
+	char buf[256];
+	void *h;
+	int i;
+
+	for (i = 0; i < 100; i++) {	/* the library's own arrays settle */
+		q("func plugin_two +p");
+		q("func plugin_two -p");
+	}
+#ifdef __GLIBC__
+	{
+		size_t before = mallinfo2().uordblks;
+		long grew;
+
+		for (i = 0; i < 5000; i++) {
+			q("func plugin_two +p");
+			q("func plugin_two -p");
+		}
+		grew = (long)(mallinfo2().uordblks - before);
+		tap_ok(grew < 4096, "10000 calls switching one function on and off hold no more memory: %ld bytes more",
+		       grew);
+	}
+#else
+	tap_skip("mallinfo2() is glibc's", "10000 calls hold no more memory");
+#endif
+	q("func plugin_two +p");
+	h = dlopen(DD_PLUGIN, RTLD_NOW);
+	run = h ? (dd_plugin_fn)dlsym(h, DD_PLUGIN_ENTRY) : NULL;
+	if (!run) {
+		tap_ok(0, "dlopen (remembered queries): %s", dlerror());
+		return;
+	}
+	dd_capture_begin();
+	run(10, lines);
+	dd_capture_end(buf, sizeof(buf));
+	/* Since test_dlopen(): =_, then line (plugin_two's) +pl, then +p last. */
+	snprintf(out, sizeof(out), "%u: plugin two 10\n", lines[1]);
+	if (!tap_ok(!strcmp(buf, out), "loaded after them, it comes up as the last call left it"))
+		tap_diag("printed \"%s\", expected \"%s\"", buf, out);
+	dlclose(h);
+}
+
 int main(void)
 {
-	tap_plan(26 + 11 + 4 + (int)(sizeof(bad) / sizeof(bad[0])) + 2 + 5);
+	tap_plan(26 + 11 + 4 + (int)(sizeof(bad) / sizeof(bad[0])) + 2 + 5 + 2);
 	test_keywords();
 	test_flags();
 	test_modname();
 	test_bad();
 	test_batch();
 	test_dlopen();
+	test_remembered();
 	return tap_exit();
 }
