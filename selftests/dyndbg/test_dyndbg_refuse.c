@@ -50,6 +50,7 @@ static int q(const char *query)
 	return dynamic_debug_exec_queries(query, NULL);
 }
 
+#ifdef CONFIG_JUMP_LABEL
 /* This file's descriptor of function @fn. */
 static struct _ddebug *desc(const char *fn)
 {
@@ -69,6 +70,7 @@ static int has_p(const char *fn)
 
 	return dp ? !!(dp->flags & _DPRINTK_FLAGS_PRINT) : -1;
 }
+#endif
 
 static int fail_writes(uintptr_t addr, const void *bytes, size_t len)
 {
