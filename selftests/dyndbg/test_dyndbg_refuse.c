@@ -4,11 +4,13 @@
  * instruction is refused, a commit whose writes fail is undone.  The query
  * says so (a negative return), and every site's flags tell the truth
  * afterwards: "p" is set exactly where the site prints; the same for an
- * object dlopen()ed later, whose replayed queries fail to commit.  Links
- * the static library for its write hook.
+ * object dlopen()ed later, whose replayed queries fail to commit, and for
+ * queries racing from several threads while other threads run the sites
+ * and one site refuses.  Links the static library for its write hook.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +144,107 @@ static void test_foreign_site(void)
 	tap_ok(q("func rf_* -p") == 2 && has_p("rf_one") == 0 && !*run_both(3),
 	       "the site mended, the next query switches it");
 }
+
+/*
+ * Queries from more threads than CPUs, switching both sites on and off
+ * while two more threads run them, rf_one's site foreign all along: every
+ * "+p" must be refused for that site alone (-EILSEQ, rf_two switched) and
+ * every "-p" match both; no other error, no deadlock; and at the end each
+ * site's p says what its key does.
+ */
+#define RACE_QUERIERS	4
+#define RACE_RUNNERS	2
+#define RACE_ROUNDS	150
+
+static volatile int race_stop;
+
+struct race_result {
+	int on_refused, off_matched, other;
+	int last_other;
+};
+
+static void *race_query(void *arg)
+{
+	struct race_result *r = arg;
+	int i, ret;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		ret = q("func rf_* +p");
+		if (ret == -EILSEQ)
+			r->on_refused++;
+		else
+			r->other++, r->last_other = ret;
+		ret = q("func rf_* -p");
+		if (ret == 2)
+			r->off_matched++;
+		else
+			r->other++, r->last_other = ret;
+	}
+	return NULL;
+}
+
+static void *race_run(void *arg)
+{
+	int v = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
+		rf_one(v);
+		rf_two(v++);
+	}
+	return NULL;
+}
+
+static void test_racing_queries(void)
+{
+	struct race_result res[RACE_QUERIERS] = { { 0 } };
+	pthread_t qt[RACE_QUERIERS], rt[RACE_RUNNERS];
+	uintptr_t site = site_of("rf_one");
+	unsigned char saved[SITE_LEN];
+	int i, nq = 0, nr = 0, refused = 0, matched = 0, other = 0, last = 0;
+	bool keys_agree;
+
+	q("func rf_* =_");
+	if (!site || write_code(site, (memcpy(saved, (void *)site, SITE_LEN), foreign))) {
+		tap_ok(0, "rf_one's site found and made foreign (racing)");
+		return;
+	}
+	dd_capture_begin();	/* the runners' lines and the refusals */
+	for (; nr < RACE_RUNNERS; nr++)
+		if (pthread_create(&rt[nr], NULL, race_run, NULL))
+			break;
+	for (; nq < RACE_QUERIERS; nq++)
+		if (pthread_create(&qt[nq], NULL, race_query, &res[nq]))
+			break;
+	for (i = 0; i < nq; i++)
+		pthread_join(qt[i], NULL);
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < nr; i++)
+		pthread_join(rt[i], NULL);
+	dd_capture_end(said, sizeof(said));
+	for (i = 0; i < nq; i++) {
+		refused += res[i].on_refused;
+		matched += res[i].off_matched;
+		other += res[i].other;
+		if (res[i].other)
+			last = res[i].last_other;
+	}
+	keys_agree = has_p("rf_one") == 0 &&
+		     !static_key_enabled(&desc("rf_one")->key.dd_key_true) &&
+		     has_p("rf_two") == !!static_key_enabled(&desc("rf_two")->key.dd_key_true);
+	if (!tap_ok(nq == RACE_QUERIERS && nr == RACE_RUNNERS &&
+		    refused == nq * RACE_ROUNDS && matched == nq * RACE_ROUNDS &&
+		    !other && keys_agree,
+		    "%d threads' queries racing over a refusing site while %d threads run it: every +p refused for it alone, every -p matched, p says what each key does",
+		    RACE_QUERIERS, RACE_RUNNERS))
+		tap_diag("threads %d+%d; +p refused %d, -p matched %d, other %d (last %d); p one %d two %d",
+			 nq, nr, refused, matched, other, last, has_p("rf_one"),
+			 has_p("rf_two"));
+	write_code(site, saved);
+	tap_ok(q("func rf_* +p") == 2 && !strcmp(run_both(4), "one 4\ntwo 4\n") &&
+	       q("func rf_* -p") == 2 && !*run_both(5),
+	       "after the race, the site mended, queries switch both");
+}
 #endif
 
 static void test_failed_commit(void)
@@ -229,13 +332,16 @@ static void test_failed_replay(void)
 
 int main(void)
 {
-	tap_plan(3 + 3 + 2);
+	tap_plan(3 + 2 + 3 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
+	test_racing_queries();
 #else
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a foreign site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "the other site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a mended site");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "racing queries");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "after the race");
 #endif
 	test_failed_commit();
 	test_failed_replay();
