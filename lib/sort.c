@@ -5,7 +5,8 @@
  * pairwise until one is left.  Input that is in order, or nearly, is what
  * the library sorts: a run costs nothing to find, and two runs that do
  * not overlap (the sites of two functions, the tables of two objects) are
- * put together by copying, not record by record.
+ * put together by copying, not record by record; runs that each lie wholly
+ * after the next are put the other way round in one pass.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -103,6 +104,24 @@ SORT_INLINE void merge_runs(const char *from, char *to, size_t a, size_t m,
 }
 
 /*
+ * Whether each of the @runs runs (ends[]: one past each) lies wholly after
+ * the next one, strictly: the runs of a compiler that lays out functions
+ * last to first, each function's sites in order.  Then the runs need only
+ * be put the other way round, one copy each, however many there are.
+ */
+SORT_INLINE bool runs_descend(const char *b, const size_t *ends, size_t runs,
+			      size_t size, sk_cmp_fn cmp)
+{
+	size_t r;
+
+	for (r = 0; r + 1 < runs; r++)
+		if (cmp(b + (ends[r + 1] - 1) * size,
+			b + (r ? ends[r - 1] : 0) * size) >= 0)
+			return false;
+	return true;
+}
+
+/*
  * The sort, made once for each comparison it is given: with a constant
  * @cmp the compiler puts the comparison inline (sk_sort_addr()).
  */
@@ -130,6 +149,14 @@ SORT_INLINE int sort(void *base, size_t n, size_t size, sk_cmp_fn cmp)
 			ends[runs - 1] = e;
 		else
 			ends[runs++] = e;
+	}
+	if (runs_descend(b, ends, runs, size, cmp)) {
+		for (r = runs, i = 0; r-- > 0; i += ends[r] - e) {
+			e = r ? ends[r - 1] : 0;
+			memcpy(tmp + i * size, b + e * size, (ends[r] - e) * size);
+		}
+		memcpy(b, tmp, n * size);
+		runs = 1;	/* nothing to merge */
 	}
 	/* Each round halves the runs, from one buffer into the other. */
 	from = b;

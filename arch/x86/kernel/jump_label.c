@@ -92,7 +92,11 @@ static int make_site(struct x86_site *s, const struct jump_entry *e)
  * sorted by address.  The queue holds them key by key, and a function's
  * pr_debug() descriptors come last to first: a run of sites going down is
  * laid out the other way round as it is made, so that the sort mostly
- * finds them in order.
+ * finds them in order.  Only a run of three or more: two sites going down
+ * are as often the last of one run going up and the first of the next
+ * (an array of keys whose functions the compiler laid out last to first),
+ * and turning that pair round would make the two runs overlap, each
+ * then merged site by site; a true pair the sort turns round itself.
  */
 int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 {
@@ -105,6 +109,8 @@ int arch_jump_label_transform_apply(struct jump_entry **vec, size_t n)
 		for (j = i + 1; j < n && jump_entry_code(vec[j]) <
 					 jump_entry_code(vec[j - 1]); j++)
 			;
+		if (j - i < 3)
+			j = i + 1;
 		for (k = i; k < j; k++)
 			if (make_site(&queue[i + j - 1 - k], vec[k]))
 				return -EILSEQ;
