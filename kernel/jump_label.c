@@ -199,14 +199,19 @@ SK_EXPORT void statickeys_get_stats(struct statickeys_stats *s)
  */
 bool sk_change_lock(struct static_key *key, const char *fn, bool cpuslocked)
 {
-	/* This thread's batch holds the lock for its changes (kernel/batch.c). */
-	if (!sk_batch_open() && sk_lock_is_mine()) {
-		sk_refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
-			         "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
-			         fn);
-		return false;
+	/*
+	 * This thread's batch holds the lock for its changes (kernel/batch.c):
+	 * there the lock only counts, asked once.
+	 */
+	if (!sk_batch_nest()) {
+		if (sk_lock_is_mine()) {
+			sk_refuse_misuse(key, MISUSE_LOCK_HELD, EDEADLK,
+				         "%s() on key " SK_KEYNAME " with jump_label_lock() held: it takes that lock itself, as in the kernel; refused, nothing changed",
+				         fn);
+			return false;
+		}
+		jump_label_lock();
 	}
-	jump_label_lock();
 	if (cpuslocked && !sk_cpus_read_held() && sk_first_misuse(key, MISUSE_CPUS))
 		sk_warn_key(key, "%s() on key " SK_KEYNAME " without cpus_read_lock() held (the kernel's lockdep would say so): done under jump_label_lock() all the same",
 			    fn);
