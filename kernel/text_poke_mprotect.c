@@ -24,7 +24,7 @@ struct open_seg {
 	int prot;
 };
 static struct open_seg *open_segs;
-static size_t nr_open;
+static size_t nr_open, open_cap;
 
 /*
  * The executable segment holding @addr, from the registry's hook: its
@@ -52,10 +52,10 @@ void sk_tp_segments_restore(void)
 /*
  * Make the segment holding @addr writable, unless it is open already; @ps
  * is the page size.  *@last remembers the segment opened or found last:
- * a batch's sites are in address order, so most sites fall in it.
+ * a batch's sites are in address order, so most sites fall in it.  The
+ * list grows as segments are opened (a few a batch, however many sites).
  */
-static int open_segment(uintptr_t addr, size_t cap, long ps,
-			struct open_seg **last)
+static int open_segment(uintptr_t addr, long ps, struct open_seg **last)
 {
 	uintptr_t start, end;
 	size_t i;
@@ -74,8 +74,9 @@ static int open_segment(uintptr_t addr, size_t cap, long ps,
 			*last = &open_segs[i];
 			return 0;
 		}
-	if (nr_open == cap)
-		return sk_tp_failed(-ENOMEM, "more segments than the list holds");
+	if (sk_reserve((void **)&open_segs, &open_cap, nr_open,
+		       sizeof(*open_segs)))
+		return sk_tp_failed(-ENOMEM, "no memory for the list of segments to open");
 	if (mprotect((void *)start, end - start, prot | PROT_WRITE))
 		return sk_tp_failed(-errno, "making the code at %p-%p writable with mprotect()",
 				    (void *)start, (void *)end);
@@ -90,19 +91,18 @@ int sk_tp_segments_open(const void *sites, size_t n, size_t stride,
 {
 	struct open_seg *last = NULL;
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t i, cap = 2 * n;
+	size_t i;
 	int err = 0;
-	struct open_seg *v = realloc(open_segs, cap * sizeof(*open_segs));
 
-	if (!v)
-		return sk_tp_failed(-ENOMEM, "no memory for the list of segments to open");
-	open_segs = v;
 	for (i = 0; i < n && !err; i++) {
 		uintptr_t addr = rec_addr((const char *)sites + i * stride);
 
-		err = open_segment(addr, cap, ps, &last);
+		/* Mostly in the segment of the site before: no call. */
+		if (last && addr >= last->start && addr + len <= last->end)
+			continue;
+		err = open_segment(addr, ps, &last);
 		if (!err)
-			err = open_segment(addr + len - 1, cap, ps, &last);
+			err = open_segment(addr + len - 1, ps, &last);
 	}
 	if (err)
 		sk_tp_segments_restore();
