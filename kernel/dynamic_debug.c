@@ -43,6 +43,7 @@ struct ddebug_table {
 struct ddebug_log {
 	struct ddebug_log *next;
 	struct ddebug_queries qs;
+	bool pending;		/* its call's commit has not said yet */
 };
 
 static pthread_mutex_t ddebug_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -132,7 +133,7 @@ static bool ddebug_same_sites(const struct ddebug_query *a,
 }
 
 /*
- * @later is about to be remembered after every call before it.  Each flag
+ * @later is remembered after the calls before it in the list.  Each flag
  * of a site ends as the last query that sets or clears it there left it,
  * so an earlier query whose sites @later selects again, and whose every
  * flag @later sets or clears too, changes nothing an object loaded later
@@ -140,19 +141,23 @@ static bool ddebug_same_sites(const struct ddebug_query *a,
  * are is forgotten.  A program that switches the same sites on and off
  * for ever keeps one call's worth of queries, not one per call.
  */
-static void ddebug_forget_superseded(const struct ddebug_queries *later)
+static void ddebug_forget_superseded(const struct ddebug_log *later)
 {
 	struct ddebug_log **pl = &ddebug_log_head, *log;
 	size_t i, j, live;
 
-	while ((log = *pl)) {
+	while ((log = *pl) != later && log) {
+		if (log->pending) {	/* its own call may take it out */
+			pl = &log->next;
+			continue;
+		}
 		for (i = live = 0; i < log->qs.nr; i++) {
 			struct ddebug_query *q = &log->qs.q[i];
 
-			for (j = 0; j < later->nr && !q->superseded; j++)
-				q->superseded = ddebug_same_sites(q, &later->q[j]) &&
+			for (j = 0; j < later->qs.nr && !q->superseded; j++)
+				q->superseded = ddebug_same_sites(q, &later->qs.q[j]) &&
 					!(ddebug_touched(q) &
-					  ~ddebug_touched(&later->q[j]));
+					  ~ddebug_touched(&later->qs.q[j]));
 			live += !q->superseded;
 		}
 		if (live) {
@@ -185,6 +190,32 @@ static void ddebug_follow_keys(struct ddebug_table *only)
 		}
 }
 
+/* Take @log out of the remembered calls. */
+static void ddebug_log_unlink(struct ddebug_log *log)
+{
+	struct ddebug_log **pl;
+
+	for (pl = &ddebug_log_head; *pl; pl = &(*pl)->next) {
+		if (*pl != log)
+			continue;
+		*pl = log->next;
+		if (ddebug_log_tail == &log->next)
+			ddebug_log_tail = pl;
+		return;
+	}
+}
+
+/*
+ * The locks (Documentation/static-keys.rst, "Lock order"): ddebug_lock
+ * is taken inside jump_label_mutex, the batch's, and nothing is awaited
+ * or asked of the loader while it is held.  So a query holds it only to
+ * apply itself and to remember the call, in the batch; the commit runs
+ * without it (its messages call dladdr()), and what the commit's result
+ * decides is done under both locks again, after it: a batch of another
+ * thread is then either not begun or committed.  A call is remembered in
+ * the order the calls ran, before the commit; one whose commit failed is
+ * taken out again.
+ */
 static int ddebug_exec(const char *query, const char *modname)
 {
 	struct ddebug_log *log = calloc(1, sizeof(*log));
@@ -197,21 +228,28 @@ static int ddebug_exec(const char *query, const char *modname)
 		free(log);
 		return ret;
 	}
-	pthread_mutex_lock(&ddebug_lock);
 	statickeys_batch_begin();
+	pthread_mutex_lock(&ddebug_lock);
 	found = ddebug_apply_all(&log->qs, NULL, &refused);
+	log->pending = true;
+	*ddebug_log_tail = log;
+	ddebug_log_tail = &log->next;
+	pthread_mutex_unlock(&ddebug_lock);
 	ret = statickeys_batch_commit();
+	jump_label_lock();
+	pthread_mutex_lock(&ddebug_lock);
 	if (ret < 0) {
 		/* Not carried out: no site switched, and not run again later. */
+		ddebug_log_unlink(log);
 		ddebug_follow_keys(NULL);
 		ddebug_free_queries(&log->qs);
 		free(log);
 	} else {
-		ddebug_forget_superseded(&log->qs);
-		*ddebug_log_tail = log;
-		ddebug_log_tail = &log->next;
+		log->pending = false;
+		ddebug_forget_superseded(log);
 	}
 	pthread_mutex_unlock(&ddebug_lock);
+	__jump_label_unlock();
 	if (ret < 0)
 		return ret;
 	return refused ? -refused : found;
@@ -251,29 +289,43 @@ static void ddebug_object_name(const void *addr, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)strcspn(name, "."), name);
 }
 
+/*
+ * An object's table, from its constructor: its sites get every remembered
+ * call replayed, in one batch.  The locks as in ddebug_exec(): the batch
+ * first, ddebug_lock inside it, the commit without it; the table is in
+ * the list from the replay on, so that a query that runs after the commit
+ * reaches its sites.  Its name is asked of the loader before any lock.
+ */
 SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 					   struct _ddebug *stop,
 					   const void *handle)
 {
-	struct ddebug_table *t;
+	struct ddebug_table *t, *fresh;
 	struct ddebug_log *log;
 	struct _ddebug *dp;
 	char name[256];
+	int refused = 0, ret;
+	bool replay;
 
-	pthread_mutex_lock(&ddebug_lock);
-	for (t = ddebug_tables; t; t = t->next) {
-		if (t->start == start) {
-			t->refs++;
-			goto out;
-		}
-	}
 	ddebug_object_name(handle ? handle : start, name, sizeof(name));
-	t = calloc(1, sizeof(*t) + strlen(name) + 1);
-	if (!t) {
-		fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
-			name);
-		goto out;
+	fresh = calloc(1, sizeof(*fresh) + strlen(name) + 1);
+	statickeys_batch_begin();
+	pthread_mutex_lock(&ddebug_lock);
+	for (t = ddebug_tables; t; t = t->next)
+		if (t->start == start)
+			break;
+	if (t || !fresh) {
+		if (t)
+			t->refs++;
+		else
+			fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
+				name);
+		pthread_mutex_unlock(&ddebug_lock);
+		statickeys_batch_commit();
+		free(fresh);
+		return;
 	}
+	t = fresh;
 	strcpy(t->modname, name);
 	t->start = start;
 	t->stop = stop;
@@ -281,23 +333,23 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 	for (dp = start; dp < stop; dp++)
 		if (!dp->modname)
 			dp->modname = t->modname;
-	if (ddebug_log_head) {
-		int refused = 0, ret;
-
-		statickeys_batch_begin();
-		for (log = ddebug_log_head; log; log = log->next)
-			ddebug_apply_all(&log->qs, t, &refused);
-		ret = statickeys_batch_commit();
-		if (ret < 0)
-			ddebug_follow_keys(t);
-		if (ret < 0 || refused)
-			fprintf(stderr, "dyndbg: the queries run before %s was loaded could not switch all its sites: %s; p shows which are on\n",
-				name, strerror(ret < 0 ? -ret : refused));
-	}
+	replay = ddebug_log_head != NULL;
+	for (log = ddebug_log_head; log; log = log->next)
+		ddebug_apply_all(&log->qs, t, &refused);
 	t->next = ddebug_tables;
 	ddebug_tables = t;
-out:
 	pthread_mutex_unlock(&ddebug_lock);
+	ret = statickeys_batch_commit();
+	if (ret < 0) {
+		jump_label_lock();
+		pthread_mutex_lock(&ddebug_lock);
+		ddebug_follow_keys(t);
+		pthread_mutex_unlock(&ddebug_lock);
+		__jump_label_unlock();
+	}
+	if (replay && (ret < 0 || refused))
+		fprintf(stderr, "dyndbg: the queries run before %s was loaded could not switch all its sites: %s; p shows which are on\n",
+			name, strerror(ret < 0 ? -ret : refused));
 }
 
 SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <linux/printk.h>
+#include <statickeys/batch.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
 #include "foreign.h"
@@ -195,6 +196,105 @@ static void *race_run(void *arg)
 	return NULL;
 }
 
+/*
+ * The lock order (Documentation/static-keys.rst, "Lock order"): a query
+ * whose refusal names its key (dladdr(), the loader's lock) while another
+ * thread dlopen()s an object whose constructor registers its sites; and a
+ * query inside a thread's own batch while another thread runs queries.
+ * Either would hang here, and the test runner's time limit fail it.
+ */
+#define LOCK_ROUNDS	100
+
+static void *lock_query(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < LOCK_ROUNDS; i++)
+		q("func rf_one +p");	/* refused: a message that names the key */
+	return NULL;
+}
+
+static void *lock_load(void *arg)
+{
+	int i, *loaded = arg;
+
+	for (i = 0; i < LOCK_ROUNDS / 4; i++) {
+		void *h = dlopen(DD_PLUGIN_EXE, RTLD_NOW);
+
+		*loaded += h != NULL;
+		if (h)
+			dlclose(h);
+	}
+	return NULL;
+}
+
+static void *lock_batch(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < LOCK_ROUNDS; i++) {
+		statickeys_batch_begin();
+		q("func rf_two +p");
+		statickeys_batch_commit();
+	}
+	return NULL;
+}
+
+static void *lock_plain(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < LOCK_ROUNDS; i++)
+		q("func rf_two -p");
+	return NULL;
+}
+
+static void test_lock_order(void)
+{
+	uintptr_t site = site_of("rf_one");
+	unsigned char saved[SITE_LEN];
+	pthread_t a, b;
+	int loaded = 0;
+	bool ran;
+
+	q("func rf_* =_");
+	if (!site || write_code(site, (memcpy(saved, (void *)site, SITE_LEN), foreign))) {
+		tap_ok(0, "rf_one's site found and made foreign (lock order)");
+		tap_skip("no foreign site", "a query in a batch against plain queries");
+		return;
+	}
+	dd_capture_begin();
+	ran = !pthread_create(&a, NULL, lock_query, NULL);
+	if (ran && pthread_create(&b, NULL, lock_load, &loaded)) {
+		pthread_join(a, NULL);
+		ran = false;
+	}
+	if (ran) {
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	}
+	dd_capture_end(said, sizeof(said));
+	write_code(site, saved);
+	tap_ok(ran && loaded == LOCK_ROUNDS / 4,
+	       "refused queries naming their key while another thread loads and unloads a plugin: no deadlock (%d loads)",
+	       loaded);
+	ran = !pthread_create(&a, NULL, lock_batch, NULL);
+	if (ran && pthread_create(&b, NULL, lock_plain, NULL)) {
+		pthread_join(a, NULL);
+		ran = false;
+	}
+	if (ran) {
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	}
+	tap_ok(ran && has_p("rf_two") == !!static_key_enabled(&desc("rf_two")->key.dd_key_true),
+	       "queries inside a thread's own batch against another thread's queries: no deadlock, p agrees with the key");
+	q("func rf_* =_");
+}
+
 static void test_racing_queries(void)
 {
 	struct race_result res[RACE_QUERIERS] = { { 0 } };
@@ -332,16 +432,19 @@ static void test_failed_replay(void)
 
 int main(void)
 {
-	tap_plan(3 + 2 + 3 + 2);
+	tap_plan(3 + 2 + 2 + 3 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 	test_racing_queries();
+	test_lock_order();
 #else
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a foreign site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "the other site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a mended site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "racing queries");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "after the race");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: loads");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: batches");
 #endif
 	test_failed_commit();
 	test_failed_replay();
