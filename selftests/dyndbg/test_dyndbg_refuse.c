@@ -436,17 +436,24 @@ int main(void)
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 	test_racing_queries();
-	test_lock_order();
 #else
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a foreign site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "the other site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "a mended site");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "racing queries");
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "after the race");
-	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: loads");
-	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: batches");
 #endif
 	test_failed_commit();
 	test_failed_replay();
+	/*
+	 * Last: it loads the plugin test_failed_replay() wants to load first
+	 * (musl's dlclose() unloads nothing, so a constructor runs once).
+	 */
+#ifdef CONFIG_JUMP_LABEL
+	test_lock_order();
+#else
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: loads");
+	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "lock order: batches");
+#endif
 	return tap_exit();
 }
