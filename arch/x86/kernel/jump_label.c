@@ -10,8 +10,6 @@
 #include "../../../kernel/threads.h"
 #include "text_poke_bp.h"
 
-static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
-
 static struct x86_site *queue;
 static size_t nr_queued, queue_cap;
 

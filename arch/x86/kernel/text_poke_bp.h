@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
 #include <string.h>
 
 #include <asm/jump_label.h>
@@ -34,14 +33,14 @@ struct x86_site {
 	bool orphan;		/* stuck, and its object unregistered */
 };
 
+/* The two instructions a site holds: the 5-byte NOP, or JMP32 and a disp32. */
 #define JMP32		0xe9
+static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
 
 /* The bytes of @s's new instruction (@new_insn) or of its old one. */
 static inline void x86_site_bytes(const struct x86_site *s, bool new_insn,
 				  uint8_t *p)
 {
-	static const uint8_t nop5[JUMP_LABEL_NOP_SIZE] = { ARCH_JUMP_LABEL_NOP5 };
-
 	if (s->jump == new_insn) {
 		p[0] = JMP32;
 		memcpy(p + 1, &s->disp, sizeof(s->disp));
