@@ -132,6 +132,17 @@ static bool ddebug_same_sites(const struct ddebug_query *a,
 	       a->last_lineno == b->last_lineno;
 }
 
+/* Take the remembered call at *@pl out of the list; returns it. */
+static struct ddebug_log *ddebug_log_drop(struct ddebug_log **pl)
+{
+	struct ddebug_log *log = *pl;
+
+	*pl = log->next;
+	if (ddebug_log_tail == &log->next)
+		ddebug_log_tail = pl;
+	return log;
+}
+
 /*
  * @later is remembered after the calls before it in the list.  Each flag
  * of a site ends as the last query that sets or clears it there left it,
@@ -164,10 +175,7 @@ static void ddebug_forget_superseded(const struct ddebug_log *later)
 			pl = &log->next;
 			continue;
 		}
-		*pl = log->next;
-		if (ddebug_log_tail == &log->next)
-			ddebug_log_tail = pl;
-		ddebug_free_queries(&log->qs);
+		ddebug_free_queries(&ddebug_log_drop(pl)->qs);
 		free(log);
 	}
 }
@@ -195,14 +203,11 @@ static void ddebug_log_unlink(struct ddebug_log *log)
 {
 	struct ddebug_log **pl;
 
-	for (pl = &ddebug_log_head; *pl; pl = &(*pl)->next) {
-		if (*pl != log)
-			continue;
-		*pl = log->next;
-		if (ddebug_log_tail == &log->next)
-			ddebug_log_tail = pl;
-		return;
-	}
+	for (pl = &ddebug_log_head; *pl; pl = &(*pl)->next)
+		if (*pl == log) {
+			ddebug_log_drop(pl);
+			return;
+		}
 }
 
 /*
@@ -289,12 +294,26 @@ static void ddebug_object_name(const void *addr, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)strcspn(name, "."), name);
 }
 
+/* Count one more constructor of the table at @start, if it is known. */
+static bool ddebug_table_ref(const struct _ddebug *start)
+{
+	struct ddebug_table *t;
+
+	for (t = ddebug_tables; t; t = t->next)
+		if (t->start == start) {
+			t->refs++;
+			return true;
+		}
+	return false;
+}
+
 /*
  * An object's table, from its constructor: its sites get every remembered
  * call replayed, in one batch.  The locks as in ddebug_exec(): the batch
  * first, ddebug_lock inside it, the commit without it; the table is in
  * the list from the replay on, so that a query that runs after the commit
- * reaches its sites.  Its name is asked of the loader before any lock.
+ * reaches its sites.  Its name is asked of the loader before any lock,
+ * once: the constructors of its other translation units only count.
  */
 SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 					   struct _ddebug *stop,
@@ -305,19 +324,21 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 	struct _ddebug *dp;
 	char name[256];
 	int refused = 0, ret;
-	bool replay;
+	bool replay, known;
 
+	/* Every translation unit's constructor after the first: a count. */
+	pthread_mutex_lock(&ddebug_lock);
+	known = ddebug_table_ref(start);
+	pthread_mutex_unlock(&ddebug_lock);
+	if (known)
+		return;
 	ddebug_object_name(handle ? handle : start, name, sizeof(name));
 	fresh = calloc(1, sizeof(*fresh) + strlen(name) + 1);
 	statickeys_batch_begin();
 	pthread_mutex_lock(&ddebug_lock);
-	for (t = ddebug_tables; t; t = t->next)
-		if (t->start == start)
-			break;
-	if (t || !fresh) {
-		if (t)
-			t->refs++;
-		else
+	known = ddebug_table_ref(start);	/* another thread's, meanwhile */
+	if (known || !fresh) {
+		if (!known)
 			fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
 				name);
 		pthread_mutex_unlock(&ddebug_lock);
