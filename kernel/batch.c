@@ -244,6 +244,31 @@ void sk_batch_settle(const struct static_key *key)
 }
 
 /*
+ * What a layer above must learn of the outermost commit (dynamic debug:
+ * whether its queries took effect).  At most one of each function a batch,
+ * called in the order they were registered, after the writes, with the
+ * lock still held: nothing can change between the writes and the hook.
+ */
+#define BATCH_HOOKS	4
+static void (*hooks[BATCH_HOOKS])(int err);
+static unsigned int nr_hooks;
+
+int sk_batch_on_commit(void (*fn)(int err))
+{
+	unsigned int i;
+
+	if (!mine())
+		return -EINVAL;
+	for (i = 0; i < nr_hooks; i++)
+		if (hooks[i] == fn)
+			return 0;
+	if (nr_hooks == BATCH_HOOKS)
+		return -ENOSPC;
+	hooks[nr_hooks++] = fn;
+	return 0;
+}
+
+/*
  * The begin and commit of a batch (kernel/jump_label.c, which takes and
  * drops the lock around them).  sk_batch_enter(): true when a batch is
  * open already, which this begin joins.  sk_batch_start(): the outermost
@@ -267,6 +292,8 @@ void sk_batch_start(void)
 
 int sk_batch_end(int *err)
 {
+	unsigned int i;
+
 	if (!mine()) {
 		sk_warn("statickeys_batch_commit() without statickeys_batch_begin()");
 		return -EINVAL;
@@ -276,5 +303,8 @@ int sk_batch_end(int *err)
 		return 1;
 	flush();
 	*err = batch_err;
+	for (i = 0; i < nr_hooks; i++)
+		hooks[i](batch_err);
+	nr_hooks = 0;
 	return 0;
 }

@@ -2,8 +2,9 @@
 /*
  * Dynamic debug: the tables of pr_debug() sites every object hands over
  * from its constructor (<linux/dynamic_debug.h>), the queries that switch
- * them, each call in one batch of key changes, the boot parameters
- * dyndbg= and <object>.dyndbg=, and the kernel's output prefixes.
+ * them, each call in one batch of key changes, and the boot parameters
+ * dyndbg= and <object>.dyndbg= (what a site prints:
+ * kernel/dynamic_debug_print.c).
  *
  * Every query that ran is kept, in order: an object that registers later
  * (dlopen()) gets them all replayed on its own sites, so that it ends in
@@ -20,8 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /* The library has no sites of its own: no table to register. */
 #define __SK_DYNDBG_NO_TABLE
@@ -35,77 +34,181 @@
 struct ddebug_table {
 	struct ddebug_table *next;
 	struct _ddebug *start, *stop;
+	size_t nr;			/* sites, stop - start */
 	int refs;			/* one per translation unit's constructor */
 	char modname[];
+};
+
+/* A site a call changed, and the flags it had before. */
+struct ddebug_undo {
+	struct _ddebug *dp;
+	unsigned int flags;
 };
 
 /* Every query run so far, oldest first. */
 struct ddebug_log {
 	struct ddebug_log *next;
 	struct ddebug_queries qs;
-	bool pending;		/* its call's commit has not said yet */
+	/* Until its batch's commit says: the sites it changed, and the next
+	 * older call of the batch. */
+	bool pending;
+	struct ddebug_log *pending_next;
+	struct ddebug_undo *undo;
+	size_t nr_undo, undo_cap;
 };
 
 static pthread_mutex_t ddebug_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ddebug_table *ddebug_tables;
 static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
+/* The calls of the open batch, newest first; their commit has not said. */
+static struct ddebug_log *ddebug_pending;
 
 /*
- * Apply @q to the sites of @t.  Return: how many matched.  A site whose key
- * refuses the change (a site holding another instruction, a read-only
- * key) keeps its p, which says what the key does; the others go on, and
- * *@err gets the first refusal (an errno).  @batch: the caller's batch is
- * open (it always is; asked once, not for every key).
+ * Apply @q to the flags of the sites of @t, and count the sites it selects
+ * in *@found.  With @undo, each site whose flags change is noted there
+ * with the flags it had (a site two queries of a call change is noted
+ * twice, and given back newest first); returns the end of the notes.
+ * No key moves here: ddebug_switch() follows.
  */
-static int ddebug_apply(const struct ddebug_query *q, struct ddebug_table *t,
-			bool batch, int *err)
+static struct ddebug_undo *ddebug_apply(const struct ddebug_query *q,
+					struct ddebug_table *t,
+					struct ddebug_undo *undo, int *found)
 {
 	struct ddebug_match_cache cache = { 0 };
 	struct _ddebug *dp;
-	int found = 0;
 
 	for (dp = t->start; dp < t->stop; dp++) {
-		unsigned int newflags;
+		unsigned int flags;
 
 		if (!ddebug_query_matches(q, dp, &cache))
 			continue;
-		found++;
-		newflags = (dp->flags & q->mask) | q->flags;
-		if (newflags == dp->flags)
+		(*found)++;
+		flags = (dp->flags & q->mask) | q->flags;
+		if (flags == dp->flags)
 			continue;
-		/*
-		 * Only p moves the key; the other flags shape the output.
-		 * The caller's batch holds the lock for every key.
-		 */
-		if ((newflags ^ dp->flags) & _DPRINTK_FLAGS_PRINT) {
-			int e = sk_batch_key_switch(&dp->key.dd_key_true.key,
-						    newflags & _DPRINTK_FLAGS_PRINT,
-						    batch);
-
-			if (e) {
-				newflags ^= _DPRINTK_FLAGS_PRINT;
-				if (!*err)
-					*err = e;
-			}
-		}
-		dp->flags = newflags;
+		if (undo)
+			*undo++ = (struct ddebug_undo){ dp, dp->flags };
+		dp->flags = flags;
 	}
+	return undo;
+}
+
+/*
+ * Make @dp's key do what its p says, in the caller's batch (@batch: open,
+ * asked once).  A key counts as on while it is being enabled (-1), so a
+ * site is switched once, however often a call's queries changed it.  A
+ * key that refuses (a site holding another instruction, a read-only key)
+ * leaves p as the key has it, and *@err gets the first refusal (an errno).
+ */
+static inline __attribute__((always_inline))
+void ddebug_switch(struct _ddebug *dp, bool batch, int *err)
+{
+	bool on = dp->flags & _DPRINTK_FLAGS_PRINT;
+	int e;
+
+	if (on == (static_key_count(&dp->key.dd_key_true.key) != 0))
+		return;
+	e = sk_batch_key_switch(&dp->key.dd_key_true.key, on, batch);
+	if (e) {
+		dp->flags ^= _DPRINTK_FLAGS_PRINT;
+		if (!*err)
+			*err = e;
+	}
+}
+
+/* Give the sites @log changed the flags they had before it, newest first. */
+static void ddebug_give_back(struct ddebug_log *log)
+{
+	while (log->nr_undo--)
+		log->undo[log->nr_undo].dp->flags = log->undo[log->nr_undo].flags;
+	log->nr_undo = 0;
+}
+
+/*
+ * The notes of the last settled call, kept for the next: a program that
+ * runs queries over ten thousand sites allocates them once.
+ */
+static struct ddebug_undo *ddebug_spare;
+static size_t ddebug_spare_cap;
+
+/* Room in @log's notes for every site once more. */
+static int ddebug_undo_reserve(struct ddebug_log *log, size_t sites)
+{
+	if (!log->undo && ddebug_spare) {
+		log->undo = ddebug_spare;
+		log->undo_cap = ddebug_spare_cap;
+		ddebug_spare = NULL;
+		ddebug_spare_cap = 0;
+	}
+	return sk_reserve_n((void **)&log->undo, &log->undo_cap,
+			    log->nr_undo + sites, sizeof(*log->undo));
+}
+
+/* @log is settled: its notes become the spare, the bigger one kept. */
+static void ddebug_undo_release(struct ddebug_log *log)
+{
+	if (log->undo_cap > ddebug_spare_cap) {
+		free(ddebug_spare);
+		ddebug_spare = log->undo;
+		ddebug_spare_cap = log->undo_cap;
+	} else {
+		free(log->undo);
+	}
+	log->undo = NULL;
+	log->nr_undo = log->undo_cap = 0;
+}
+
+/*
+ * Run the call @log over every table: first every query on the flags,
+ * each change noted in @log, in room taken before each query (-ENOMEM:
+ * the flags given back, nothing changed); then the key of every site
+ * changed, once, in the caller's batch.  Return: the selections, or
+ * -ENOMEM.
+ */
+static int ddebug_run(struct ddebug_log *log, int *err)
+{
+	bool batch = sk_batch_open();	/* the caller's: for every key */
+	struct ddebug_table *t;
+	size_t i, sites = 0;
+	int found = 0;
+
+	for (t = ddebug_tables; t; t = t->next)
+		sites += t->nr;
+	for (i = 0; i < log->qs.nr; i++) {
+		struct ddebug_undo *undo;
+
+		if (ddebug_undo_reserve(log, sites)) {
+			ddebug_give_back(log);
+			return -ENOMEM;
+		}
+		undo = log->undo + log->nr_undo;
+		for (t = ddebug_tables; t; t = t->next)
+			undo = ddebug_apply(&log->qs.q[i], t, undo, &found);
+		log->nr_undo = (size_t)(undo - log->undo);
+	}
+	for (i = 0; i < log->nr_undo; i++)
+		ddebug_switch(log->undo[i].dp, batch, err);
 	return found;
 }
 
-static int ddebug_apply_all(const struct ddebug_queries *qs,
-			    struct ddebug_table *only, int *err)
+/*
+ * Every remembered call, in order, over the sites of @t, a table being
+ * registered; then each site's key as its p says.
+ */
+static void ddebug_replay(struct ddebug_table *t, int *err)
 {
-	struct ddebug_table *t;
-	bool batch = sk_batch_open();	/* the caller's: for every key */
+	bool batch = sk_batch_open();
+	struct ddebug_log *log;
+	struct _ddebug *dp;
 	int found = 0;
 	size_t i;
 
-	for (i = 0; i < qs->nr; i++)
-		for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
-			if (!qs->q[i].superseded)
-				found += ddebug_apply(&qs->q[i], t, batch, err);
-	return found;
+	for (log = ddebug_log_head; log; log = log->next)
+		for (i = 0; i < log->qs.nr; i++)
+			if (!log->qs.q[i].superseded)
+				ddebug_apply(&log->qs.q[i], t, NULL, &found);
+	for (dp = t->start; dp < t->stop; dp++)
+		ddebug_switch(dp, batch, err);
 }
 
 /* The flags @q sets or clears; it leaves the others as they were. */
@@ -158,10 +261,6 @@ static void ddebug_forget_superseded(const struct ddebug_log *later)
 	size_t i, j, live;
 
 	while ((log = *pl) != later && log) {
-		if (log->pending) {	/* its own call may take it out */
-			pl = &log->next;
-			continue;
-		}
 		for (i = live = 0; i < log->qs.nr; i++) {
 			struct ddebug_query *q = &log->qs.q[i];
 
@@ -180,24 +279,6 @@ static void ddebug_forget_superseded(const struct ddebug_log *later)
 	}
 }
 
-/*
- * A commit that failed was undone: every key has the state it had before
- * the batch, and p must say so again on the sites the batch had switched.
- * Only p follows the keys; the other flags need no write and stay as set.
- */
-static void ddebug_follow_keys(struct ddebug_table *only)
-{
-	struct ddebug_table *t;
-	struct _ddebug *dp;
-
-	for (t = only ? only : ddebug_tables; t; t = only ? NULL : t->next)
-		for (dp = t->start; dp < t->stop; dp++) {
-			dp->flags &= ~_DPRINTK_FLAGS_PRINT;
-			if (static_key_count(&dp->key.dd_key_true.key) > 0)
-				dp->flags |= _DPRINTK_FLAGS_PRINT;
-		}
-}
-
 /* Take @log out of the remembered calls. */
 static void ddebug_log_unlink(struct ddebug_log *log)
 {
@@ -210,16 +291,71 @@ static void ddebug_log_unlink(struct ddebug_log *log)
 		}
 }
 
+static void ddebug_log_free(struct ddebug_log *log)
+{
+	ddebug_free_queries(&log->qs);
+	free(log->undo);
+	free(log);
+}
+
+/*
+ * The end of a batch in which calls ran or a table was registered
+ * (sk_batch_on_commit(): the batch's lock held, nothing changed since the
+ * writes).  Committed: the calls are remembered for good, and those they
+ * make of no effect are forgotten.  Failed: the writes were undone, so
+ * each call gives its sites their old flags back, newest first, and is
+ * forgotten; then p follows the keys on every site, which also says the
+ * truth where the batch switched a key twice and its first change was
+ * written (Documentation/static-keys.rst, "Batches of keys") and on the
+ * sites of a table whose replay failed.
+ */
+static void ddebug_commit_hook(int err)
+{
+	struct ddebug_log *log, *next;
+	struct ddebug_table *t;
+	struct _ddebug *dp;
+
+	pthread_mutex_lock(&ddebug_lock);
+	if (!err) {
+		for (log = ddebug_log_head; log; log = log->next) {
+			if (!log->pending)
+				continue;
+			log->pending = false;
+			ddebug_undo_release(log);
+			ddebug_forget_superseded(log);
+		}
+		ddebug_pending = NULL;
+		pthread_mutex_unlock(&ddebug_lock);
+		return;
+	}
+	for (log = ddebug_pending; log; log = next) {
+		next = log->pending_next;
+		ddebug_give_back(log);
+		ddebug_undo_release(log);
+		ddebug_log_unlink(log);
+		ddebug_log_free(log);
+	}
+	ddebug_pending = NULL;
+	for (t = ddebug_tables; t; t = t->next)
+		for (dp = t->start; dp < t->stop; dp++) {
+			dp->flags &= ~_DPRINTK_FLAGS_PRINT;
+			if (static_key_count(&dp->key.dd_key_true.key) > 0)
+				dp->flags |= _DPRINTK_FLAGS_PRINT;
+		}
+	pthread_mutex_unlock(&ddebug_lock);
+}
+
 /*
  * The locks (Documentation/static-keys.rst, "Lock order"): ddebug_lock
  * is taken inside jump_label_mutex, the batch's, and nothing is awaited
- * or asked of the loader while it is held.  So a query holds it only to
- * apply itself and to remember the call, in the batch; the commit runs
- * without it (its messages call dladdr()), and what the commit's result
- * decides is done under both locks again, after it: a batch of another
- * thread is then either not begun or committed.  A call is remembered in
- * the order the calls ran, before the commit; one whose commit failed is
- * taken out again.
+ * or asked of the loader while it is held.  A call runs its queries and
+ * is remembered, pending, inside its batch; the commit runs without
+ * ddebug_lock (its messages call dladdr() once the batch's lock is let
+ * go), and ddebug_commit_hook() settles the call at the end of the
+ * batch, before that lock is let go: no other thread sees a pending
+ * call.  In the caller's own batch, that end is the caller's commit: the
+ * call returns its count, and the caller's commit says whether it was
+ * carried out.
  */
 static int ddebug_exec(const char *query, const char *modname)
 {
@@ -234,27 +370,24 @@ static int ddebug_exec(const char *query, const char *modname)
 		return ret;
 	}
 	statickeys_batch_begin();
+	found = sk_batch_on_commit(ddebug_commit_hook);
 	pthread_mutex_lock(&ddebug_lock);
-	found = ddebug_apply_all(&log->qs, NULL, &refused);
-	log->pending = true;
-	*ddebug_log_tail = log;
-	ddebug_log_tail = &log->next;
-	pthread_mutex_unlock(&ddebug_lock);
-	ret = statickeys_batch_commit();
-	jump_label_lock();
-	pthread_mutex_lock(&ddebug_lock);
-	if (ret < 0) {
-		/* Not carried out: no site switched, and not run again later. */
-		ddebug_log_unlink(log);
-		ddebug_follow_keys(NULL);
-		ddebug_free_queries(&log->qs);
-		free(log);
-	} else {
-		log->pending = false;
-		ddebug_forget_superseded(log);
+	if (!found)
+		found = ddebug_run(log, &refused);
+	if (found >= 0) {
+		log->pending = true;
+		log->pending_next = ddebug_pending;
+		ddebug_pending = log;
+		*ddebug_log_tail = log;
+		ddebug_log_tail = &log->next;
 	}
 	pthread_mutex_unlock(&ddebug_lock);
-	__jump_label_unlock();
+	ret = statickeys_batch_commit();
+	if (found < 0) {	/* nothing changed */
+		ddebug_log_free(log);
+		return found;
+	}
+	/* @log is the hook's now: freed if the commit failed. */
 	if (ret < 0)
 		return ret;
 	return refused ? -refused : found;
@@ -310,7 +443,8 @@ static bool ddebug_table_ref(const struct _ddebug *start)
 /*
  * An object's table, from its constructor: its sites get every remembered
  * call replayed, in one batch.  The locks as in ddebug_exec(): the batch
- * first, ddebug_lock inside it, the commit without it; the table is in
+ * first, ddebug_lock inside it, the commit without it, and the hook at the
+ * batch's end (if the commit fails, p follows the keys); the table is in
  * the list from the replay on, so that a query that runs after the commit
  * reaches its sites.  Its name is asked of the loader before any lock,
  * once: the constructors of its other translation units only count.
@@ -320,11 +454,10 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 					   const void *handle)
 {
 	struct ddebug_table *t, *fresh;
-	struct ddebug_log *log;
 	struct _ddebug *dp;
 	char name[256];
 	int refused = 0, ret;
-	bool replay, known;
+	bool replay, known, hooked;
 
 	/* Every translation unit's constructor after the first: a count. */
 	pthread_mutex_lock(&ddebug_lock);
@@ -335,9 +468,10 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 	ddebug_object_name(handle ? handle : start, name, sizeof(name));
 	fresh = calloc(1, sizeof(*fresh) + strlen(name) + 1);
 	statickeys_batch_begin();
+	hooked = !sk_batch_on_commit(ddebug_commit_hook);
 	pthread_mutex_lock(&ddebug_lock);
 	known = ddebug_table_ref(start);	/* another thread's, meanwhile */
-	if (known || !fresh) {
+	if (known || !fresh || !hooked) {
 		if (!known)
 			fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
 				name);
@@ -351,26 +485,35 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 	t->start = start;
 	t->stop = stop;
 	t->refs = 1;
-	for (dp = start; dp < stop; dp++)
+	for (dp = start; dp < stop; dp++, t->nr++)
 		if (!dp->modname)
 			dp->modname = t->modname;
 	replay = ddebug_log_head != NULL;
-	for (log = ddebug_log_head; log; log = log->next)
-		ddebug_apply_all(&log->qs, t, &refused);
+	ddebug_replay(t, &refused);
 	t->next = ddebug_tables;
 	ddebug_tables = t;
 	pthread_mutex_unlock(&ddebug_lock);
 	ret = statickeys_batch_commit();
-	if (ret < 0) {
-		jump_label_lock();
-		pthread_mutex_lock(&ddebug_lock);
-		ddebug_follow_keys(t);
-		pthread_mutex_unlock(&ddebug_lock);
-		__jump_label_unlock();
-	}
 	if (replay && (ret < 0 || refused))
 		fprintf(stderr, "dyndbg: the queries run before %s was loaded could not switch all its sites: %s; p shows which are on\n",
 			name, strerror(ret < 0 ? -ret : refused));
+}
+
+/*
+ * The last constructor's table goes: no call of an open batch may give
+ * its sites their flags back after the object is gone.
+ */
+static void ddebug_forget_sites(const struct ddebug_table *t)
+{
+	struct ddebug_log *log;
+	size_t i, n;
+
+	for (log = ddebug_pending; log; log = log->pending_next) {
+		for (i = n = 0; i < log->nr_undo; i++)
+			if (log->undo[i].dp < t->start || log->undo[i].dp >= t->stop)
+				log->undo[n++] = log->undo[i];
+		log->nr_undo = n;
+	}
 }
 
 SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
@@ -383,6 +526,7 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 			continue;
 		if (!--t->refs) {
 			*pt = t->next;
+			ddebug_forget_sites(t);
 			free(t);
 		}
 		break;
@@ -403,45 +547,6 @@ int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
 			ret = fn(dp, arg);
 	pthread_mutex_unlock(&ddebug_lock);
 	return ret;
-}
-
-/*
- * The kernel's prefix: "[tid] " with t, then "module:", "function:" and
- * "line:" with m, f and l, and one space after the last of these.
- */
-static void ddebug_prefix(const struct _ddebug *dp, FILE *f)
-{
-	bool any = false;
-
-	if (dp->flags & _DPRINTK_FLAGS_INCL_TID)
-		fprintf(f, "[%ld] ", (long)syscall(SYS_gettid));
-	if (dp->flags & _DPRINTK_FLAGS_INCL_MODNAME) {
-		fprintf(f, "%s:", dp->modname ? dp->modname : "");
-		any = true;
-	}
-	if (dp->flags & _DPRINTK_FLAGS_INCL_FUNCNAME) {
-		fprintf(f, "%s:", dp->function);
-		any = true;
-	}
-	if (dp->flags & _DPRINTK_FLAGS_INCL_LINENO) {
-		fprintf(f, "%u:", dp->lineno);
-		any = true;
-	}
-	if (any)
-		fputc(' ', f);
-}
-
-SK_EXPORT void __dynamic_pr_debug(struct _ddebug *descriptor,
-				  const char *fmt, ...)
-{
-	va_list ap;
-
-	flockfile(stderr);
-	ddebug_prefix(descriptor, stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	funlockfile(stderr);
 }
 
 /*

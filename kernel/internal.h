@@ -344,6 +344,13 @@ __hidden bool sk_batch_nest(void);
 __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on);
 __hidden void sk_batch_settle(const struct static_key *key);
+/*
+ * sk_batch_on_commit(): call @fn(err) at the end of the calling thread's
+ * open batch (its outermost commit), after the writes, the lock still
+ * held, with the batch's error (0 or -errno); once however often it is
+ * asked.  0, or -EINVAL (no batch of the caller's), -ENOSPC.
+ */
+__hidden int sk_batch_on_commit(void (*fn)(int err));
 __hidden void sk_set_error(int err);
 
 /*

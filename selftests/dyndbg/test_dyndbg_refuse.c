@@ -19,11 +19,13 @@
 
 #include <linux/printk.h>
 #include <statickeys/batch.h>
+#include <statickeys/introspect.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
 #include "foreign.h"
 #include "arch.h"
 #include "dd.h"
+#include "emulated.h"
 
 /* The library's hidden test hook (kernel/internal.h): a failing write. */
 extern int (*sk_test_poke_hook)(uintptr_t addr, const void *bytes, size_t len);
@@ -304,9 +306,27 @@ static void test_racing_queries(void)
 	int i, nq = 0, nr = 0, refused = 0, matched = 0, other = 0, last = 0;
 	bool keys_agree;
 
+#if defined(__i386__)
+	/*
+	 * qemu-i386 (7.2, user mode) loses a thread's thread pointer here:
+	 * the runners, trapping at sites the queriers rewrite, came out of
+	 * their handlers with the newest thread's pthread_self(), stderr's
+	 * lock counted to -247, and every thread waited for it.  The
+	 * emulator's fault, not the library's (the same test runs natively
+	 * on i386 and x86-64, and under qemu-aarch64); threads racing
+	 * through rewritten code are proven natively, never under TCG.
+	 */
+	if (sk_test_emulated()) {
+		tap_skip("qemu-i386 corrupts the thread pointer of threads trapping at rewritten sites",
+			 "racing queries");
+		tap_skip("qemu-i386: see above", "after the race");
+		return;
+	}
+#endif
 	q("func rf_* =_");
 	if (!site || write_code(site, (memcpy(saved, (void *)site, SITE_LEN), foreign))) {
 		tap_ok(0, "rf_one's site found and made foreign (racing)");
+		tap_skip("no foreign site", "after the race");
 		return;
 	}
 	dd_capture_begin();	/* the runners' lines and the refusals */
@@ -347,26 +367,36 @@ static void test_racing_queries(void)
 }
 #endif
 
-static void test_failed_commit(void)
+/* Run @query with @hook failing writes, from all sites off; what it said in said[]. */
+static int q_failing(int (*hook)(uintptr_t, const void *, size_t),
+		     const char *query)
 {
-	const char *got;
 	int ret;
 
 	q("func rf_* =_");
 	dd_capture_begin();
-	sk_test_poke_hook = fail_writes;
-	ret = q("func rf_* +pf");
+	sk_test_poke_hook = hook;
+	ret = q(query);
 	sk_test_poke_hook = NULL;
 	dd_capture_end(said, sizeof(said));
+	return ret;
+}
+
+static void test_failed_commit(void)
+{
+	const char *got, *want;
+	int ret;
+
+	ret = q_failing(fail_writes, "func rf_* +pf");
 	got = run_both(4);
 #ifdef CONFIG_JUMP_LABEL
 	if (!tap_ok(ret < 0 && has_p("rf_one") == 0 && has_p("rf_two") == 0 && !*got,
 		    "a query whose writes fail returns an error and leaves p off on every site"))
 		tap_diag("returned %d, p: one %d two %d, printed \"%s\"", ret,
 			 has_p("rf_one"), has_p("rf_two"), got);
-	tap_ok((desc("rf_one")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME) &&
-	       (desc("rf_two")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME),
-	       "the flags that need no write (f) are set");
+	tap_ok(!(desc("rf_one")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME) &&
+	       !(desc("rf_two")->flags & _DPRINTK_FLAGS_INCL_FUNCNAME),
+	       "the flags that need no write (f) are not set either: the call changed nothing");
 #else
 	(void)ret;
 	(void)got;
@@ -375,11 +405,150 @@ static void test_failed_commit(void)
 #endif
 	ret = q("func rf_* +p");
 	got = run_both(5);
-	if (!tap_ok(ret == 2 && !strcmp(got, "rf_one: one 5\nrf_two: two 5\n"),
+#ifdef CONFIG_JUMP_LABEL
+	want = "one 5\ntwo 5\n";		/* the failed call set no f */
+#else
+	want = "rf_one: one 5\nrf_two: two 5\n";	/* nothing failed */
+#endif
+	if (!tap_ok(ret == 2 && !strcmp(got, want),
 		    "the next query switches both"))
 		tap_diag("returned %d, printed \"%s\"", ret, got);
 	q("func rf_* =_");
 }
+
+#ifdef CONFIG_JUMP_LABEL
+static uintptr_t fail_lo, fail_hi;	/* the site whose writes fail */
+
+static int fail_one_site(uintptr_t addr, const void *bytes, size_t len)
+{
+	(void)bytes;
+	return addr + len > fail_lo && addr < fail_hi ? -EACCES : 0;
+}
+
+static void fail_site_of(const char *fn)
+{
+	fail_lo = site_of(fn);
+	fail_hi = fail_lo + SITE_LEN;
+}
+
+/*
+ * One call whose queries switch rf_one on and off again and rf_two on,
+ * rf_two's writes failing: each site is switched at most once by a call,
+ * so rf_one is not written at all, and the failed commit leaves both sites
+ * as they were, every flag included.
+ */
+static void test_failed_call_whole(void)
+{
+	const char *got;
+	int ret;
+
+	fail_site_of("rf_two");
+	ret = q_failing(fail_one_site,
+			"func rf_one +pf; func rf_one -p; func rf_two +pf");
+	got = run_both(8);
+	if (!tap_ok(ret == -EACCES && !*got && has_p("rf_one") == 0 &&
+		    has_p("rf_two") == 0 && desc("rf_one")->flags == 0 &&
+		    desc("rf_two")->flags == 0,
+		    "a call that switches a site on and off and fails at the commit leaves every site and flag as it was"))
+		tap_diag("returned %d, printed \"%s\", flags one %#x two %#x", ret,
+			 got, desc("rf_one")->flags, desc("rf_two")->flags);
+	q("func rf_* =_");
+}
+
+/*
+ * A query inside the caller's own batch is carried out by the caller's
+ * commit: if that fails, the query is undone with it, p says off, and
+ * the next query switches the sites.
+ */
+static void test_failed_outer_batch(void)
+{
+	const char *got;
+	int ret, commit;
+
+	q("func rf_* =_");
+	statickeys_batch_begin();
+	ret = q("func rf_* +pl");
+	dd_capture_begin();
+	sk_test_poke_hook = fail_writes;
+	commit = statickeys_batch_commit();
+	sk_test_poke_hook = NULL;
+	dd_capture_end(said, sizeof(said));
+	got = run_both(9);
+	if (!tap_ok(ret == 2 && commit == -EACCES && !*got &&
+		    desc("rf_one")->flags == 0 && desc("rf_two")->flags == 0,
+		    "a query in the caller's batch whose commit fails is undone: no flag stays set"))
+		tap_diag("query %d, commit %d, printed \"%s\", flags one %#x two %#x",
+			 ret, commit, got, desc("rf_one")->flags,
+			 desc("rf_two")->flags);
+	ret = q("func rf_* +p");
+	got = run_both(10);
+	if (!tap_ok(ret == 2 && !strcmp(got, "one 10\ntwo 10\n"),
+		    "after it, the next query switches both"))
+		tap_diag("returned %d, printed \"%s\"", ret, got);
+	q("func rf_* =_");
+}
+
+/*
+ * A call whose commit fails is never replayed: an object dlopen()ed while
+ * such calls run, over and over in another thread, comes up off.  The
+ * calls fail on rf_one's site; their other query selects the plugin.
+ */
+#define WINDOW_ROUNDS	400
+
+static volatile int window_stop;
+
+static void *window_query(void *arg)
+{
+	int *failed = arg;
+
+	while (!__atomic_load_n(&window_stop, __ATOMIC_RELAXED))
+		*failed += q("func rf_one +p; file dd_plugin.c +p") < 0;
+	return NULL;
+}
+
+static int plugin_key_on(const struct statickeys_key_info *info, void *arg)
+{
+	(void)arg;
+	return info->object && strstr(info->object, "libdd_plugin_exe") &&
+	       info->enabled;
+}
+
+static void test_failed_never_replayed(void)
+{
+	int i, loads = 0, on = 0, failed = 0;
+	pthread_t a;
+
+	q("func rf_* =_");
+	q("file dd_plugin.c =_");
+	fail_site_of("rf_one");
+	sk_test_poke_hook = fail_one_site;
+	dd_capture_begin();
+	if (pthread_create(&a, NULL, window_query, &failed)) {
+		sk_test_poke_hook = NULL;
+		dd_capture_end(said, sizeof(said));
+		tap_ok(0, "a thread for the failing queries");
+		return;
+	}
+	for (i = 0; i < WINDOW_ROUNDS; i++) {
+		void *h = dlopen(DD_PLUGIN_EXE, RTLD_NOW);
+
+		if (!h)
+			continue;
+		loads++;
+		on += statickeys_for_each_key(plugin_key_on, NULL) == 1;
+		dlclose(h);
+	}
+	__atomic_store_n(&window_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(a, NULL);
+	sk_test_poke_hook = NULL;
+	dd_capture_end(said, sizeof(said));
+	if (!tap_ok(loads == WINDOW_ROUNDS && failed > 0 && !on && has_p("rf_one") == 0,
+		    "objects dlopen()ed while failing queries run come up off (%d loads, %d failed calls)",
+		    loads, failed))
+		tap_diag("%d loads had a site on; rf_one p %d", on, has_p("rf_one"));
+	q("func rf_* =_");
+}
+#endif
 
 /*
  * An object loaded after queries ran gets them replayed in one batch; if
@@ -432,7 +601,7 @@ static void test_failed_replay(void)
 
 int main(void)
 {
-	tap_plan(3 + 2 + 2 + 3 + 2);
+	tap_plan(3 + 2 + 2 + 1 + 2 + 3 + 1 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 	test_racing_queries();
@@ -444,7 +613,20 @@ int main(void)
 	tap_skip("CONFIG_JUMP_LABEL=n: there are no sites", "after the race");
 #endif
 	test_failed_commit();
+#ifdef CONFIG_JUMP_LABEL
+	test_failed_call_whole();
+	test_failed_outer_batch();
+#else
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "a failed call, whole");
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "a failed outer batch");
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "the next query after it");
+#endif
 	test_failed_replay();
+#ifdef CONFIG_JUMP_LABEL
+	test_failed_never_replayed();
+#else
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "failed calls never replayed");
+#endif
 	/*
 	 * Last: it loads the plugin test_failed_replay() wants to load first
 	 * (musl's dlclose() unloads nothing, so a constructor runs once).
