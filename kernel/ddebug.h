@@ -42,6 +42,8 @@ struct ddebug_match_cache {
 	bool filename_ok, module_ok, function_ok;
 };
 
+/* Run a call of queries (kernel/dynamic_debug.c): matched, or -errno. */
+int ddebug_exec(const char *query, const char *modname);
 int ddebug_parse_queries(const char *text, const char *modname,
 			 struct ddebug_queries *out);
 void ddebug_free_queries(struct ddebug_queries *qs);

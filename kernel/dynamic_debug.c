@@ -2,9 +2,9 @@
 /*
  * Dynamic debug: the tables of pr_debug() sites every object hands over
  * from its constructor (<linux/dynamic_debug.h>), the queries that switch
- * them, each call in one batch of key changes, and the boot parameters
- * dyndbg= and <object>.dyndbg= (what a site prints:
- * kernel/dynamic_debug_print.c).
+ * them, each call in one batch of key changes (the calls and the boot
+ * parameters dyndbg= and <object>.dyndbg=: kernel/dynamic_debug_api.c;
+ * what a site prints: kernel/dynamic_debug_print.c).
  *
  * Every query that ran is kept, in order: an object that registers later
  * (dlopen()) gets them all replayed on its own sites, so that it ends in
@@ -25,7 +25,6 @@
 /* The library has no sites of its own: no table to register. */
 #define __SK_DYNDBG_NO_TABLE
 #include <linux/dynamic_debug.h>
-#include <linux/init.h>
 #include <linux/jump_label.h>
 #include <statickeys/batch.h>
 #include "ddebug.h"
@@ -357,7 +356,7 @@ static void ddebug_commit_hook(int err)
  * call returns its count, and the caller's commit says whether it was
  * carried out.
  */
-static int ddebug_exec(const char *query, const char *modname)
+int ddebug_exec(const char *query, const char *modname)
 {
 	struct ddebug_log *log = calloc(1, sizeof(*log));
 	int found, ret, refused = 0;
@@ -391,20 +390,6 @@ static int ddebug_exec(const char *query, const char *modname)
 	if (ret < 0)
 		return ret;
 	return refused ? -refused : found;
-}
-
-SK_EXPORT int ddebug_exec_queries(char *query, const char *modname)
-{
-	if (!query)
-		return -EINVAL;
-	return ddebug_exec(query, modname);
-}
-
-SK_EXPORT int dynamic_debug_exec_queries(const char *query, const char *modname)
-{
-	if (!query)
-		return -EINVAL;
-	return ddebug_exec(query, modname);
 }
 
 /*
@@ -449,9 +434,8 @@ static bool ddebug_table_ref(const struct _ddebug *start)
  * reaches its sites.  Its name is asked of the loader before any lock,
  * once: the constructors of its other translation units only count.
  */
-SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
-					   struct _ddebug *stop,
-					   const void *handle)
+static void ddebug_add_table(struct _ddebug *start, struct _ddebug *stop,
+			     const void *handle)
 {
 	struct ddebug_table *t, *fresh;
 	struct _ddebug *dp;
@@ -460,9 +444,11 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 	bool replay, known, hooked;
 
 	/* Every translation unit's constructor after the first: a count. */
+	jump_label_lock();
 	pthread_mutex_lock(&ddebug_lock);
 	known = ddebug_table_ref(start);
 	pthread_mutex_unlock(&ddebug_lock);
+	__jump_label_unlock();
 	if (known)
 		return;
 	ddebug_object_name(handle ? handle : start, name, sizeof(name));
@@ -500,6 +486,23 @@ SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
 }
 
 /*
+ * From a constructor, inside the loader: a cancellation pending in the
+ * thread must not act here (the commit's unlock is a cancellation point),
+ * or the thread would unwind through dlopen().  It acts at the thread's
+ * next cancellation point after dlopen() returns.
+ */
+SK_EXPORT void statickeys_ddebug_add_table(struct _ddebug *start,
+					   struct _ddebug *stop,
+					   const void *handle)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	ddebug_add_table(start, stop, handle);
+	pthread_setcancelstate(old, NULL);
+}
+
+/*
  * The last constructor's table goes: no call of an open batch may give
  * its sites their flags back after the object is gone.
  */
@@ -520,6 +523,7 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 {
 	struct ddebug_table **pt, *t;
 
+	jump_label_lock();
 	pthread_mutex_lock(&ddebug_lock);
 	for (pt = &ddebug_tables; (t = *pt); pt = &t->next) {
 		if (t->start != start)
@@ -532,6 +536,7 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 		break;
 	}
 	pthread_mutex_unlock(&ddebug_lock);
+	__jump_label_unlock();
 }
 
 int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
@@ -541,46 +546,14 @@ int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
 	struct _ddebug *dp;
 	int ret = 0;
 
+	jump_label_lock();
 	pthread_mutex_lock(&ddebug_lock);
 	for (t = ddebug_tables; t && !ret; t = t->next)
 		for (dp = t->start; dp < t->stop && !ret; dp++)
 			ret = fn(dp, arg);
 	pthread_mutex_unlock(&ddebug_lock);
+	__jump_label_unlock();
 	return ret;
 }
-
-/*
- * "dyndbg=QUERY" for every object, "NAME.dyndbg=QUERY" for the object
- * NAME (a bare "NAME.dyndbg" is "+p"), as the kernel's command line has
- * them.  One handler sees every word: __setup() matches by prefix and
- * an object's name comes first.
- */
-static int __init ddebug_setup(char *word)
-{
-	static const char param[] = "dyndbg";
-	char *eq = strchr(word, '='), *dot, *val;
-	size_t len = eq ? (size_t)(eq - word) : strlen(word);
-	char *modname = NULL;
-
-	if (len < sizeof(param) - 1 ||
-	    strncmp(word + len - (sizeof(param) - 1), param, sizeof(param) - 1))
-		return 0;
-	dot = word + len - (sizeof(param) - 1);
-	if (dot != word) {
-		if (dot[-1] != '.' || dot - 1 == word)
-			return 0;
-		modname = strndup(word, (size_t)(dot - 1 - word));
-		if (!modname)
-			return 1;
-	}
-	val = eq ? eq + 1 : (char *)"+p";
-	if (!modname && !eq)
-		val = (char *)"";
-	if (ddebug_exec(val, modname) < 0)
-		fprintf(stderr, "dyndbg: \"%s\" not applied\n", word);
-	free(modname);
-	return 1;
-}
-__setup("", ddebug_setup);
 
 #endif /* CONFIG_DYNAMIC_DEBUG */

@@ -11,10 +11,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/printk.h>
@@ -551,6 +553,104 @@ static void test_failed_never_replayed(void)
 #endif
 
 /*
+ * fork() while another thread lists the sites (the control channel's
+ * "sites"): the child must not inherit dynamic debug's lock held, or its
+ * first query waits for ever.  The listing thread stays inside the walk
+ * for 300 ms; the child's query runs under a 10 s alarm.
+ */
+int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
+			 void *arg);	/* kernel/ddebug.h, hidden */
+
+static volatile int listing;
+
+static int list_slowly(const struct _ddebug *dp, void *arg)
+{
+	(void)dp;
+	(void)arg;
+	__atomic_store_n(&listing, 1, __ATOMIC_RELEASE);
+	usleep(300 * 1000);
+	return 1;		/* one site is enough */
+}
+
+static void *list_thread(void *arg)
+{
+	(void)arg;
+	ddebug_for_each_site(list_slowly, NULL);
+	return NULL;
+}
+
+static void test_fork_while_listing(void)
+{
+	int status = -1;
+	pthread_t t;
+	pid_t pid;
+
+	if (pthread_create(&t, NULL, list_thread, NULL)) {
+		tap_ok(0, "a thread to list the sites");
+		return;
+	}
+	while (!__atomic_load_n(&listing, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		_exit(q("func rf_one +p") == 1 && q("func rf_one -p") == 1 ? 0 : 1);
+	}
+	pthread_join(t, NULL);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (!tap_ok(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+		    "a child forked while another thread lists the sites runs queries"))
+		tap_diag("child status %#x%s", status,
+			 WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
+			 " (killed by its alarm: a query hung)" : "");
+}
+
+/*
+ * A thread with a cancellation pending dlopen()s an object with sites:
+ * registering its table (a constructor, inside the loader) must not act
+ * on it, or the thread unwinds through the loader.  The cancellation acts
+ * after dlopen() returns, at pthread_testcancel(); the object is usable.
+ */
+static volatile int cancel_loaded;
+
+static void *cancel_load(void *arg)
+{
+	void *h;
+
+	(void)arg;
+	pthread_cancel(pthread_self());
+	h = dlopen(DD_PLUGIN_EXE, RTLD_NOW);
+	cancel_loaded = h ? 1 : 2;
+	pthread_testcancel();
+	return NULL;
+}
+
+static void test_cancel_in_constructor(void)
+{
+	pthread_t t;
+	void *ret = NULL;
+	pid_t pid;
+	int status = -1;
+
+	/* In a child: a failure may leave the loader's lock held. */
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (pthread_create(&t, NULL, cancel_load, NULL) ||
+		    pthread_join(t, &ret))
+			_exit(3);
+		_exit(ret == PTHREAD_CANCELED && cancel_loaded == 1 &&
+		      q("module libdd_plugin_exe +p") == 2 ? 0 : 1);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (!tap_ok(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+		    "a dlopen() with a cancellation pending registers its sites and returns; the cancellation acts after"))
+		tap_diag("child status %#x", status);
+}
+
+/*
  * An object loaded after queries ran gets them replayed in one batch; if
  * its commit fails, the object comes up with every site off and p saying
  * so, the message names it, and a later query switches its sites.  The
@@ -601,7 +701,7 @@ static void test_failed_replay(void)
 
 int main(void)
 {
-	tap_plan(3 + 2 + 2 + 1 + 2 + 3 + 1 + 2);
+	tap_plan(3 + 2 + 2 + 1 + 2 + 3 + 2 + 1 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 	test_racing_queries();
@@ -622,6 +722,8 @@ int main(void)
 	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "the next query after it");
 #endif
 	test_failed_replay();
+	test_fork_while_listing();
+	test_cancel_in_constructor();
 #ifdef CONFIG_JUMP_LABEL
 	test_failed_never_replayed();
 #else
