@@ -35,7 +35,19 @@ struct ddebug_table {
 	struct _ddebug *start, *stop;
 	size_t nr;			/* sites, stop - start */
 	int refs;			/* one per translation unit's constructor */
-	char modname[];
+	const char *modname;		/* ddebug_names' */
+};
+
+/*
+ * The object names the sites point at (dp->modname), one per distinct
+ * name, kept for the life of the process: at exit() an object's
+ * destructor removes its table while the object stays mapped, and
+ * another thread, or a later destructor, can still print from a site.
+ * Reloading an object finds its name here again.
+ */
+struct ddebug_name {
+	struct ddebug_name *next;
+	char name[];
 };
 
 /* A site a call changed, and the flags it had before. */
@@ -56,8 +68,15 @@ struct ddebug_log {
 	size_t nr_undo, undo_cap;
 };
 
-static pthread_mutex_t ddebug_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Everything below is read and written with jump_label_mutex held (a
+ * batch, or jump_label_lock()): a call runs and is remembered inside its
+ * batch, the batch's end settles it, and a fork(), which holds the mutex,
+ * never finds any of it half changed.  Printing reads a site's flags
+ * without a lock.
+ */
 static struct ddebug_table *ddebug_tables;
+static struct ddebug_name *ddebug_names;
 static struct ddebug_log *ddebug_log_head, **ddebug_log_tail = &ddebug_log_head;
 /* The calls of the open batch, newest first; their commit has not said. */
 static struct ddebug_log *ddebug_pending;
@@ -314,7 +333,6 @@ static void ddebug_commit_hook(int err)
 	struct ddebug_table *t;
 	struct _ddebug *dp;
 
-	pthread_mutex_lock(&ddebug_lock);
 	if (!err) {
 		for (log = ddebug_log_head; log; log = log->next) {
 			if (!log->pending)
@@ -324,7 +342,6 @@ static void ddebug_commit_hook(int err)
 			ddebug_forget_superseded(log);
 		}
 		ddebug_pending = NULL;
-		pthread_mutex_unlock(&ddebug_lock);
 		return;
 	}
 	for (log = ddebug_pending; log; log = next) {
@@ -341,20 +358,17 @@ static void ddebug_commit_hook(int err)
 			if (static_key_count(&dp->key.dd_key_true.key) > 0)
 				dp->flags |= _DPRINTK_FLAGS_PRINT;
 		}
-	pthread_mutex_unlock(&ddebug_lock);
 }
 
 /*
- * The locks (Documentation/static-keys.rst, "Lock order"): ddebug_lock
- * is taken inside jump_label_mutex, the batch's, and nothing is awaited
- * or asked of the loader while it is held.  A call runs its queries and
- * is remembered, pending, inside its batch; the commit runs without
- * ddebug_lock (its messages call dladdr() once the batch's lock is let
- * go), and ddebug_commit_hook() settles the call at the end of the
- * batch, before that lock is let go: no other thread sees a pending
- * call.  In the caller's own batch, that end is the caller's commit: the
- * call returns its count, and the caller's commit says whether it was
- * carried out.
+ * The locks (Documentation/static-keys.rst, "Lock order"): a call runs
+ * its queries and is remembered, pending, inside its batch, with
+ * jump_label_mutex held; ddebug_commit_hook() settles it at the end of
+ * the batch, before the mutex is let go, so no other thread sees a
+ * pending call.  The loader is never asked with the mutex held (the
+ * commit's messages call dladdr() after).  In the caller's own batch,
+ * that end is the caller's commit: the call returns its count, and the
+ * caller's commit says whether it was carried out.
  */
 int ddebug_exec(const char *query, const char *modname)
 {
@@ -370,7 +384,6 @@ int ddebug_exec(const char *query, const char *modname)
 	}
 	statickeys_batch_begin();
 	found = sk_batch_on_commit(ddebug_commit_hook);
-	pthread_mutex_lock(&ddebug_lock);
 	if (!found)
 		found = ddebug_run(log, &refused);
 	if (found >= 0) {
@@ -380,7 +393,6 @@ int ddebug_exec(const char *query, const char *modname)
 		*ddebug_log_tail = log;
 		ddebug_log_tail = &log->next;
 	}
-	pthread_mutex_unlock(&ddebug_lock);
 	ret = statickeys_batch_commit();
 	if (found < 0) {	/* nothing changed */
 		ddebug_log_free(log);
@@ -412,6 +424,21 @@ static void ddebug_object_name(const void *addr, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)strcspn(name, "."), name);
 }
 
+/* @fresh's name, from the names kept; @fresh joins them if it is new. */
+static const char *ddebug_name_keep(struct ddebug_name **fresh)
+{
+	struct ddebug_name *n;
+
+	for (n = ddebug_names; n; n = n->next)
+		if (!strcmp(n->name, (*fresh)->name))
+			return n->name;
+	n = *fresh;
+	*fresh = NULL;
+	n->next = ddebug_names;
+	ddebug_names = n;
+	return n->name;
+}
+
 /* Count one more constructor of the table at @start, if it is known. */
 static bool ddebug_table_ref(const struct _ddebug *start)
 {
@@ -427,9 +454,8 @@ static bool ddebug_table_ref(const struct _ddebug *start)
 
 /*
  * An object's table, from its constructor: its sites get every remembered
- * call replayed, in one batch.  The locks as in ddebug_exec(): the batch
- * first, ddebug_lock inside it, the commit without it, and the hook at the
- * batch's end (if the commit fails, p follows the keys); the table is in
+ * call replayed, in one batch, settled as in ddebug_exec() by the hook at
+ * the batch's end (if the commit fails, p follows the keys); the table is in
  * the list from the replay on, so that a query that runs after the commit
  * reaches its sites.  Its name is asked of the loader before any lock,
  * once: the constructors of its other translation units only count.
@@ -438,6 +464,7 @@ static void ddebug_add_table(struct _ddebug *start, struct _ddebug *stop,
 			     const void *handle)
 {
 	struct ddebug_table *t, *fresh;
+	struct ddebug_name *fresh_name;
 	struct _ddebug *dp;
 	char name[256];
 	int refused = 0, ret;
@@ -445,29 +472,29 @@ static void ddebug_add_table(struct _ddebug *start, struct _ddebug *stop,
 
 	/* Every translation unit's constructor after the first: a count. */
 	jump_label_lock();
-	pthread_mutex_lock(&ddebug_lock);
 	known = ddebug_table_ref(start);
-	pthread_mutex_unlock(&ddebug_lock);
 	__jump_label_unlock();
 	if (known)
 		return;
 	ddebug_object_name(handle ? handle : start, name, sizeof(name));
-	fresh = calloc(1, sizeof(*fresh) + strlen(name) + 1);
+	fresh = calloc(1, sizeof(*fresh));
+	fresh_name = malloc(sizeof(*fresh_name) + strlen(name) + 1);
+	if (fresh_name)
+		strcpy(fresh_name->name, name);
 	statickeys_batch_begin();
 	hooked = !sk_batch_on_commit(ddebug_commit_hook);
-	pthread_mutex_lock(&ddebug_lock);
 	known = ddebug_table_ref(start);	/* another thread's, meanwhile */
-	if (known || !fresh || !hooked) {
+	if (known || !fresh || !fresh_name || !hooked) {
 		if (!known)
 			fprintf(stderr, "dyndbg: out of memory, the debug sites of %s stay as built\n",
 				name);
-		pthread_mutex_unlock(&ddebug_lock);
 		statickeys_batch_commit();
 		free(fresh);
+		free(fresh_name);
 		return;
 	}
 	t = fresh;
-	strcpy(t->modname, name);
+	t->modname = ddebug_name_keep(&fresh_name);
 	t->start = start;
 	t->stop = stop;
 	t->refs = 1;
@@ -478,7 +505,7 @@ static void ddebug_add_table(struct _ddebug *start, struct _ddebug *stop,
 	ddebug_replay(t, &refused);
 	t->next = ddebug_tables;
 	ddebug_tables = t;
-	pthread_mutex_unlock(&ddebug_lock);
+	free(fresh_name);	/* NULL, or a name kept already */
 	ret = statickeys_batch_commit();
 	if (replay && (ret < 0 || refused))
 		fprintf(stderr, "dyndbg: the queries run before %s was loaded could not switch all its sites: %s; p shows which are on\n",
@@ -524,7 +551,6 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 	struct ddebug_table **pt, *t;
 
 	jump_label_lock();
-	pthread_mutex_lock(&ddebug_lock);
 	for (pt = &ddebug_tables; (t = *pt); pt = &t->next) {
 		if (t->start != start)
 			continue;
@@ -535,7 +561,6 @@ SK_EXPORT void statickeys_ddebug_remove_table(struct _ddebug *start)
 		}
 		break;
 	}
-	pthread_mutex_unlock(&ddebug_lock);
 	__jump_label_unlock();
 }
 
@@ -547,11 +572,9 @@ int ddebug_for_each_site(int (*fn)(const struct _ddebug *dp, void *arg),
 	int ret = 0;
 
 	jump_label_lock();
-	pthread_mutex_lock(&ddebug_lock);
 	for (t = ddebug_tables; t && !ret; t = t->next)
 		for (dp = t->start; dp < t->stop && !ret; dp++)
 			ret = fn(dp, arg);
-	pthread_mutex_unlock(&ddebug_lock);
 	__jump_label_unlock();
 	return ret;
 }
