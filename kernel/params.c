@@ -271,7 +271,10 @@ void __sk_params_register_object(const struct obs_kernel_param *start,
 	struct sk_object *obj;
 	struct sk_cmdline *cl;
 	unsigned long gen;
+	int cancel;
 
+	/* Inside the loader: a cancellation must wait until dlopen() returns. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	sk_loader++;
 	obj = sk_object_new(start, stop, objname);
 	sk_lock();
@@ -280,6 +283,7 @@ void __sk_params_register_object(const struct obs_kernel_param *start,
 		sk_unlock();
 		sk_report(objname, "out of memory, command line not applied");
 		sk_loader--;
+		pthread_setcancelstate(cancel, NULL);
 		return;
 	}
 	obj->id = ++sk_last_id;
@@ -299,6 +303,7 @@ void __sk_params_register_object(const struct obs_kernel_param *start,
 	sk_object_put(obj);
 	sk_unlock();
 	sk_loader--;
+	pthread_setcancelstate(cancel, NULL);
 }
 
 /*
@@ -530,7 +535,7 @@ SK_EXPORT int statickeys_parse_cmdline(const char *cmdline)
 {
 	struct sk_cmdline *cl;
 	unsigned long gen, max_id;
-	int ret;
+	int ret, cancel;
 
 	if (!cmdline)
 		return -EINVAL;
@@ -539,6 +544,8 @@ SK_EXPORT int statickeys_parse_cmdline(const char *cmdline)
 	ret = sk_cmdline_build(&cl, cmdline);
 	if (ret)
 		return ret;
+	/* Handlers change keys: no cancellation inside (its unlock is one). */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	pthread_mutex_lock(&sk_apply_lock);
 	sk_apply_owner = true;
 	sk_lock();
@@ -555,6 +562,7 @@ SK_EXPORT int statickeys_parse_cmdline(const char *cmdline)
 	sk_unlock();
 	sk_apply_owner = false;
 	pthread_mutex_unlock(&sk_apply_lock);
+	pthread_setcancelstate(cancel, NULL);
 	return 0;
 }
 
