@@ -12,10 +12,15 @@
  * keeps the count of a key in transition (-1, as during any enable) until
  * the commit has written its sites, so that a lock-free
  * static_key_fast_inc_not_disabled() cannot add to a count the commit may
- * have to take back.
+ * have to take back.  A key changed again before the commit is changed
+ * once: the count the commit will give it moves (sk_batch_pending()), and
+ * a change back takes the first one back (sk_batch_take_back()), so
+ * nothing is written before the commit and a failed commit leaves every
+ * key as it was.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +32,14 @@
 
 /*
  * A key of the batch and whether it goes on, in one word (bit 0: keys are
- * word-aligned): a query that changes ten thousand keys writes this list
- * once and reads it back at the commit.
+ * word-aligned; 0: taken back), its first site in the queue (its sites
+ * run to the next key's first), and the count the commit gives it (0 for
+ * a key going off).
  */
 struct batch_key {
 	uintptr_t key_on;
+	unsigned int from;
+	int target;
 };
 
 _Static_assert(_Alignof(struct static_key) >= 2, "bit 0 of a key's address is free");
@@ -76,26 +84,28 @@ static int batch_err;
 
 /*
  * The keys of the batch, hashed by address (open addressing, at most half
- * full): a key changed a second time must be found without a walk.  Most
- * batches go through their keys in address order, one way or the other
- * (an array of keys, dynamic debug's descriptors): while every key falls
- * outside the range of those before it, none can be a second change, and
- * the set is not built; the first key inside the range builds it.
+ * full, each slot an index of keys[] plus one): a key changed a second
+ * time must be found without a walk.  Most batches go through their keys
+ * in address order, one way or the other (an array of keys, dynamic
+ * debug's descriptors): while every key falls outside the range of those
+ * before it, none can be a second change, and the set is not built; the
+ * first key inside the range builds it.  A key taken back keeps its slot
+ * (its keys[] entry no longer names it) until the set is emptied.
  */
-static struct static_key **set;
+static size_t *set;
 static size_t set_cap;
 static unsigned int set_bits;	/* set_cap is 1 << set_bits */
 static bool set_built;		/* set holds every key of keys[] */
 static uintptr_t keys_lo, keys_hi;	/* the range of keys[] */
 
-static void set_put(struct static_key *key)
+static void set_put(size_t idx)
 {
 	size_t i;
 
-	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
+	for (i = sk_hash_slot((uintptr_t)bk_key(keys[idx]), set_bits); set[i];
 	     i = sk_hash_next(i, set_bits))
 		;
-	set[i] = key;
+	set[i] = idx + 1;
 }
 
 static int set_grow(size_t n);
@@ -108,34 +118,37 @@ static int set_build(void)
 	if (set_grow(nr_keys))
 		return -ENOMEM;
 	for (i = 0; i < nr_keys; i++)
-		set_put(bk_key(keys[i]));
+		if (keys[i].key_on)
+			set_put(i);
 	set_built = true;
 	return 0;
 }
 
-static bool set_has(const struct static_key *key)
+/* The entry of @key in keys[], or NULL: no change of it is queued. */
+static inline __attribute__((always_inline))
+struct batch_key *find(const struct static_key *key)
 {
 	size_t i;
 
 	if (!nr_keys || (uintptr_t)key < keys_lo || (uintptr_t)key > keys_hi)
-		return false;
+		return NULL;
 	if (!set_built && set_build()) {
 		for (i = 0; i < nr_keys; i++)	/* no memory: walk */
 			if (bk_key(keys[i]) == key)
-				return true;
-		return false;
+				return &keys[i];
+		return NULL;
 	}
 	for (i = sk_hash_slot((uintptr_t)key, set_bits); set[i];
 	     i = sk_hash_next(i, set_bits))
-		if (set[i] == key)
-			return true;
-	return false;
+		if (bk_key(keys[set[i] - 1]) == key)
+			return &keys[set[i] - 1];
+	return NULL;
 }
 
 /* Room for @n keys in the set: 0 or -ENOMEM, the set unchanged then. */
 static int set_grow(size_t n)
 {
-	struct static_key **old = set;
+	size_t *old = set;
 	size_t cap, i, old_cap = set_cap;
 	unsigned int bits = sk_hash_bits(n);
 
@@ -151,8 +164,8 @@ static int set_grow(size_t n)
 	set_cap = cap;
 	set_bits = bits;
 	for (i = 0; i < old_cap; i++)
-		if (old[i])
-			set_put(old[i]);
+		if (old[i] && keys[old[i] - 1].key_on)
+			set_put(old[i] - 1);
 	free(old);
 	return 0;
 }
@@ -184,9 +197,12 @@ bool sk_batch_unnest(void)
 	return true;
 }
 
-int sk_batch_defer(struct static_key *key, bool on)
+int sk_batch_defer(struct static_key *key, bool on, size_t from)
 {
 	uintptr_t k = (uintptr_t)key;
+
+	if (from > UINT_MAX)	/* the queue holds 4 G sites: not this one */
+		return -ENOMEM;
 
 	if ((set_built && set_grow(nr_keys + 1)) ||
 	    sk_reserve((void **)&keys, &keys_cap, nr_keys, sizeof(*keys)))
@@ -195,10 +211,29 @@ int sk_batch_defer(struct static_key *key, bool on)
 		keys_lo = k;
 	if (!nr_keys || k > keys_hi)
 		keys_hi = k;
-	keys[nr_keys++] = (struct batch_key){ k | on };
+	keys[nr_keys++] = (struct batch_key){ k | on, (unsigned int)from, on };
 	if (set_built)
-		set_put(key);
+		set_put(nr_keys - 1);
 	return 0;
+}
+
+int *sk_batch_pending(const struct static_key *key)
+{
+	struct batch_key *k = depth ? find(key) : NULL;
+
+	return k ? &k->target : NULL;
+}
+
+void sk_batch_take_back(const struct static_key *key)
+{
+	struct batch_key *k = find(key);
+	size_t to;
+
+	if (!k)
+		return;
+	to = k + 1 < keys + nr_keys ? k[1].from : sk_queue_mark();
+	sk_queue_cut(k->from, to);
+	k->key_on = 0;
 }
 
 /*
@@ -208,20 +243,24 @@ int sk_batch_defer(struct static_key *key, bool on)
 static int flush(void)
 {
 	int err = nr_keys ? sk_queue_apply() : 0;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < nr_keys; i++) {
 		struct static_key *key = bk_key(keys[i]);
 		bool on = bk_on(keys[i]);
 
+		if (!key)		/* taken back */
+			continue;
+		n++;
 		if (!err && on)
-			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&key->enabled, keys[i].target,
+					 __ATOMIC_RELEASE);
 		else if (err)
 			__atomic_store_n(&key->enabled, on ? 0 : 1,
 					 __ATOMIC_RELEASE);
 	}
 	if (!err)
-		sk_count_updates(nr_keys);
+		sk_count_updates(n);
 	else if (!batch_err)
 		batch_err = err;
 	if (set_built)
@@ -232,14 +271,12 @@ static int flush(void)
 }
 
 /*
- * Before @key changes again within the batch (or, with NULL, before
- * anything else uses the arch queue: an object registered or unregistered
- * meanwhile), what the batch queued is written, so that the key's count
- * and sites agree when the change starts.
+ * Before anything else uses the queue (an object registered or
+ * unregistered inside the batch), what the batch queued is written.
  */
-void sk_batch_settle(const struct static_key *key)
+void sk_batch_settle(void)
 {
-	if (depth && nr_keys && (!key || set_has(key)))
+	if (depth && nr_keys)
 		flush();
 }
 
@@ -274,13 +311,35 @@ int sk_batch_on_commit(void (*fn)(int err))
  * open already, which this begin joins.  sk_batch_start(): the outermost
  * begin, with the lock just taken.  sk_batch_end(): -EINVAL without a
  * batch, 1 when an inner batch ended, 0 when the outermost did: what it
- * queued is written and *@err is the batch's first error (0 or -errno).
+ * queued is written and *@err is the batch's first error (0 or -errno);
+ * -EDEADLK for the end of a begin sk_batch_refuse() refused.
  */
 bool sk_batch_enter(void)
 {
 	if (!mine())
 		return false;
 	set_depth(depth + 1);
+	return true;
+}
+
+/*
+ * Begins made inside the caller's own jump_label_lock() section, without
+ * a batch: refused (taking the lock again would wait for ever), each
+ * commit of one returning -EDEADLK.  The holder's, as depth is.
+ */
+static unsigned int refused;
+
+bool sk_batch_refuse(void)
+{
+	static bool said;
+
+	if (!sk_lock_is_mine())
+		return false;
+	refused++;
+	if (!said) {
+		said = true;
+		sk_warn("statickeys_batch_begin() inside the caller's own jump_label_lock() section: refused (EDEADLK), its changes and queries too");
+	}
 	return true;
 }
 
@@ -295,6 +354,10 @@ int sk_batch_end(int *err)
 	unsigned int i;
 
 	if (!mine()) {
+		if (refused && sk_lock_is_mine()) {
+			refused--;
+			return -EDEADLK;
+		}
 		sk_warn("statickeys_batch_commit() without statickeys_batch_begin()");
 		return -EINVAL;
 	}

@@ -323,9 +323,9 @@ static void ddebug_log_free(struct ddebug_log *log)
  * make of no effect are forgotten.  Failed: the writes were undone, so
  * each call gives its sites their old flags back, newest first, and is
  * forgotten; then p follows the keys on every site, which also says the
- * truth where the batch switched a key twice and its first change was
- * written (Documentation/static-keys.rst, "Batches of keys") and on the
- * sites of a table whose replay failed.
+ * truth on the sites of a table whose replay failed, and where an object
+ * registered by hand inside the caller's batch had the batch's first
+ * changes written (Documentation/static-keys.rst, "Batches of keys").
  */
 static void ddebug_commit_hook(int err)
 {
@@ -396,7 +396,7 @@ int ddebug_exec(const char *query, const char *modname)
 	ret = statickeys_batch_commit();
 	if (found < 0) {	/* nothing changed */
 		ddebug_log_free(log);
-		return found;
+		return ret == -EDEADLK ? ret : found;
 	}
 	/* @log is the hook's now: freed if the commit failed. */
 	if (ret < 0)

@@ -325,8 +325,13 @@ extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
  * batch is open, sk_jump_label_update() queues a key's sites and records
  * the key (sk_batch_defer()) instead of writing; jump_label_lock() and
  * _unlock() only count for that thread (sk_batch_nest(), _unnest());
- * sk_batch_settle() writes what is queued before @key changes a second
- * time (NULL: before an object registers or unregisters).
+ * sk_batch_settle() writes what is queued before an object registers or
+ * unregisters.  A key whose change is queued and not written is changed
+ * again as one change with the first (kernel/jump_label_count.c):
+ * sk_batch_pending() gives the count the commit will store for it (0
+ * for a key going off), or NULL when no change of it is queued (asked by
+ * the lock's holder); sk_batch_take_back() drops its change, sites and
+ * all, when the second change brings it back.
  * sk_batch_open(): the calling thread's batch is open, asked by any
  * thread; sk_batch_open_locked(): the same, asked by the lock's holder
  * (a batch can only be its own).  sk_batch_key_switch() (kernel/
@@ -342,8 +347,10 @@ __hidden bool sk_batch_open_locked(void);
 __hidden int sk_batch_key_switch(struct static_key *key, bool on, bool mine);
 __hidden bool sk_batch_nest(void);
 __hidden bool sk_batch_unnest(void);
-__hidden int sk_batch_defer(struct static_key *key, bool on);
-__hidden void sk_batch_settle(const struct static_key *key);
+__hidden int sk_batch_defer(struct static_key *key, bool on, size_t from);
+__hidden void sk_batch_settle(void);
+__hidden int *sk_batch_pending(const struct static_key *key);
+__hidden void sk_batch_take_back(const struct static_key *key);
 /*
  * sk_batch_on_commit(): call @fn(err) at the end of the calling thread's
  * open batch (its outermost commit), after the writes, the lock still

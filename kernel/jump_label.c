@@ -390,11 +390,13 @@ SK_EXPORT const char *statickeys_text_poke_method(void)
  * Until the matching statickeys_batch_commit(), the key changes this thread
  * makes queue their sites instead of writing them.  The thread holds the
  * jump-label lock meanwhile: other threads' changes wait.  Batches nest: an
- * inner pair joins the outer batch.
+ * inner pair joins the outer batch.  Inside the caller's own
+ * jump_label_lock() section no batch opens: its changes are refused as
+ * any change there is, and its commit returns -EDEADLK.
  */
 SK_EXPORT void statickeys_batch_begin(void)
 {
-	if (sk_batch_enter())
+	if (sk_batch_enter() || sk_batch_refuse())
 		return;
 	jump_label_lock();	/* before the batch opens: a batch's lock only counts */
 	sk_batch_start();
@@ -410,9 +412,10 @@ SK_EXPORT void statickeys_batch_begin(void)
  * statickeys_batch_commit() - write the sites of every key changed since
  * statickeys_batch_begin(), in one update.
  *
- * Returns 0, or a negative errno when the update failed: then no key
- * changed by the batch since the last write changed (each has its count
- * back), and statickeys_last_error() says why.  A change refused when it
+ * Returns 0, or a negative errno when the update failed: then no key the
+ * batch was switching changed (each has the count it had before the
+ * batch), and statickeys_last_error() says why; -EDEADLK for a batch
+ * begun inside the caller's own jump_label_lock() section.  A change refused when it
  * was made (a read-only key, a count out of range, a site that does not
  * hold the expected instruction) was refused at once, as outside a batch,
  * and leaves the other keys of the batch alone.
@@ -421,6 +424,8 @@ SK_EXPORT int statickeys_batch_commit(void)
 {
 	int err, ret = sk_batch_end(&err);
 
+	if (ret == -EDEADLK)	/* a refused batch */
+		sk_set_error(EDEADLK);
 	if (ret)		/* no batch, or an inner one */
 		return ret < 0 ? ret : 0;
 	sk_set_error(-err);

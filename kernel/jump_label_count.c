@@ -44,6 +44,14 @@ static bool refuse_sealed(struct static_key *key)
  *              then key_switch() writes the sites; on failure it stores
  *              1 back (nobody else moves a count from 0)
  *   n     n+-1 count_add()
+ *
+ * Inside the caller's open batch, a key whose change is queued and not
+ * written yet has the count the commit will give it (sk_batch_pending():
+ * -1 or 0 stays in the key meanwhile), and the holder of the mutex moves
+ * that one (count_locked(), count_add_locked()); a change that brings
+ * such a key back to on or off as it was takes the queued change back
+ * (key_switch()): a key changed twice in a batch is written once, at the
+ * commit, or not at all.
  */
 static bool count_add(struct static_key *key, int delta, int lo, int hi,
 		      int *v)
@@ -58,9 +66,49 @@ static bool count_add(struct static_key *key, int delta, int lo, int hi,
 	return true;
 }
 
-static bool key_switch(struct static_key *key, bool on)
+/*
+ * The batch's count of @key (sk_batch_pending()), or NULL.  Only a key at
+ * -1 or 0 can have a change queued (no lock-free path moves those), so
+ * the batch is not asked about an enabled one.
+ */
+static int *pending(const struct static_key *key)
+{
+	if (__atomic_load_n(&key->enabled, __ATOMIC_RELAXED) > 0)
+		return NULL;
+	return sk_batch_pending(key);
+}
+
+/* The count of @key as the holder of the mutex sees it; *@t: pending(). */
+static int count_locked(const struct static_key *key, int **t)
+{
+	*t = pending(key);
+	return *t ? **t : __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+}
+
+/* count_add() by the holder of the mutex, @t as count_locked() set it. */
+static bool count_add_locked(struct static_key *key, int *t, int delta,
+			     int lo, int hi, int *v)
+{
+	if (!t)
+		return count_add(key, delta, lo, hi, v);
+	*v = *t;
+	if (*v < lo || *v > hi)
+		return false;
+	*t += delta;
+	return true;
+}
+
+/* @pending: the key's change is queued by the batch (count_locked()). */
+static bool key_switch(struct static_key *key, bool on, const int *pending)
 {
 	int err;
+
+	if (pending) {		/* back to as it was: nothing to write */
+		sk_batch_take_back(key);
+		__atomic_store_n(&key->enabled, on ? 1 : 0, __ATOMIC_RELEASE);
+		sk_set_error(0);
+		return true;
+	}
 
 	if (on)
 		__atomic_store_n(&key->enabled, -1, __ATOMIC_RELAXED);
@@ -151,17 +199,16 @@ bool sk_static_key_dec_not_one(struct static_key *key)
 
 bool __static_key_slow_inc(struct static_key *key)
 {
-	int v;
+	int v, *t = pending(key);
 
-	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return false;
-	if (count_add(key, 1, 1, __INT_MAX__ - 1, &v)) {
+	if (count_add_locked(key, t, 1, 1, __INT_MAX__ - 1, &v)) {
 		sk_set_error(0);
 		return true;
 	}
 	if (v == 0)
-		return key_switch(key, true);
+		return key_switch(key, true, t);
 	/* -1 is only ever seen by the holder of the mutex that stored it. */
 	if (SK_WARN_ONCE(v < 0, "static_key_slow_inc(): count of key %p is %d",
 			 (void *)key, v))
@@ -174,33 +221,29 @@ bool __static_key_slow_inc(struct static_key *key)
 
 void __static_key_slow_dec(struct static_key *key)
 {
-	int v;
+	int v, *t = pending(key);
 
-	sk_batch_settle(key);
 	if (refuse_sealed(key))
 		return;
-	if (!count_add(key, -1, 1, __INT_MAX__, &v)) {
+	if (!count_add_locked(key, t, -1, 1, __INT_MAX__, &v)) {
 		sk_refuse_misuse(key, MISUSE_BELOW_ZERO, ERANGE,
 			         "static_key_slow_dec(): key " SK_KEYNAME " would go below zero (count %d): unchanged",
 			         v);
 		return;
 	}
 	if (v == 1)
-		key_switch(key, false);
+		key_switch(key, false, t);
 	else
 		sk_set_error(0);
 }
 
 void __static_key_enable(struct static_key *key)
 {
-	int v;
-
-	sk_batch_settle(key);
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int *t, v = count_locked(key, &t);
 
 	if (v == 0) {
 		if (!refuse_sealed(key))
-			key_switch(key, true);
+			key_switch(key, true, t);
 		return;
 	}
 	sk_set_error(0);		/* it is enabled */
@@ -216,15 +259,12 @@ void __static_key_enable(struct static_key *key)
  */
 void __static_key_disable(struct static_key *key)
 {
-	int v;
-
-	sk_batch_settle(key);
-	v = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED);
+	int *t, v = count_locked(key, &t);
 
 	if (v == 1 && refuse_sealed(key))
 		return;
-	if (count_add(key, -1, 1, 1, &v)) {
-		key_switch(key, false);
+	if (count_add_locked(key, t, -1, 1, 1, &v)) {
+		key_switch(key, false, t);
 		return;
 	}
 	if (v == 0)

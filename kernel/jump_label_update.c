@@ -242,7 +242,7 @@ int sk_jump_label_update(struct static_key *key, int count)
 	if (!queued)
 		return 0;
 	if (batch) {		/* written by the batch's commit */
-		err = sk_batch_defer(key, count);
+		err = sk_batch_defer(key, count, mark);
 		if (err)
 			sk_queue_drop_from(mark);
 		return err ? err : queued;

@@ -67,6 +67,7 @@ __kc_hidden int sk_error_locked(void);
 __kc_hidden bool sk_batch_enter(void);
 __kc_hidden void sk_batch_start(void);
 __kc_hidden int sk_batch_end(int *err);
+__kc_hidden bool sk_batch_refuse(void);
 
 #undef __kc_hidden
 

@@ -319,7 +319,7 @@ SK_EXPORT void statickeys_register_object(const struct statickeys_object *d)
 	main_program = o->main;
 
 	jump_label_lock();
-	sk_batch_settle(NULL);	/* the queue is the batch's */
+	sk_batch_settle();	/* the queue is the batch's */
 	if (sk_registry_find(id)) {
 		__jump_label_unlock();
 		free(o);
@@ -395,7 +395,7 @@ SK_EXPORT void statickeys_unregister_object(const struct statickeys_object *d)
 			h->unmapping(segs[i].start, segs[i].end);
 
 	jump_label_lock();
-	sk_batch_settle(NULL);	/* the queue is the batch's */
+	sk_batch_settle();	/* the queue is the batch's */
 	sk_registry_unlink(o);
 	/* Its stuck sites: brought back if they can be, else orphans. */
 	for (i = 0; i < o->nsegs; i++)

@@ -9,6 +9,7 @@
 
 static struct jump_entry **queue;
 static size_t nr_queued, queue_cap;
+static bool holes;		/* sk_queue_cut() left NULL entries */
 
 int sk_queue_ready(void)
 {
@@ -41,12 +42,27 @@ void sk_queue_drop_from(size_t mark)
 		nr_queued = mark;
 }
 
+void sk_queue_cut(size_t from, size_t to)
+{
+	if (to > nr_queued)
+		to = nr_queued;
+	for (; from < to; from++)
+		queue[from] = NULL;
+	holes = true;
+}
+
 int sk_queue_apply(void)
 {
-	size_t n = nr_queued;
+	size_t n = nr_queued, i;
 
+	if (holes) {
+		for (i = n = 0; i < nr_queued; i++)
+			if (queue[i])
+				queue[n++] = queue[i];
+		holes = false;
+	}
+	nr_queued = 0;
 	if (!n)
 		return 0;
-	nr_queued = 0;
 	return arch_jump_label_transform_apply(queue, n);
 }

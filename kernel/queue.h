@@ -27,6 +27,12 @@ __hidden int sk_queue_site(struct jump_entry *e, enum jump_label_type type);
 __hidden size_t sk_queue_mark(void);
 __hidden void sk_queue_drop_from(size_t mark);
 
+/*
+ * Take the sites queued at [@from, @to) off the queue, where they stand
+ * (a batch's key changed back: kernel/batch.c).
+ */
+__hidden void sk_queue_cut(size_t from, size_t to);
+
 /* Write every queued site: 0, or -errno with no site changed. */
 __hidden int sk_queue_apply(void);
 

@@ -95,7 +95,8 @@ void __dynamic_pr_debug(struct _ddebug *descriptor, const char *fmt, ...)
  * are checked first: one bad word and nothing changes.  The changes of one
  * call are written in one batch.
  * Return: the number of sites that matched, or -EINVAL (a message on
- * stderr names the wrong word), -E2BIG (too many words), -ENOMEM.
+ * stderr names the wrong word), -E2BIG (too many words), -ENOMEM,
+ * -EDEADLK (called inside the caller's own jump_label_lock() section).
  */
 int ddebug_exec_queries(char *query, const char *modname)
 	SK_SYM(ddebug_exec_queries);

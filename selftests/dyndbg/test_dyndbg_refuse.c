@@ -457,6 +457,19 @@ static void test_failed_call_whole(void)
 	q("func rf_* =_");
 }
 
+/* The caller's commit, its writes failing; what it said in said[]. */
+static int commit_failing(void)
+{
+	int ret;
+
+	dd_capture_begin();
+	sk_test_poke_hook = fail_writes;
+	ret = statickeys_batch_commit();
+	sk_test_poke_hook = NULL;
+	dd_capture_end(said, sizeof(said));
+	return ret;
+}
+
 /*
  * A query inside the caller's own batch is carried out by the caller's
  * commit: if that fails, the query is undone with it, p says off, and
@@ -470,11 +483,7 @@ static void test_failed_outer_batch(void)
 	q("func rf_* =_");
 	statickeys_batch_begin();
 	ret = q("func rf_* +pl");
-	dd_capture_begin();
-	sk_test_poke_hook = fail_writes;
-	commit = statickeys_batch_commit();
-	sk_test_poke_hook = NULL;
-	dd_capture_end(said, sizeof(said));
+	commit = commit_failing();
 	got = run_both(9);
 	if (!tap_ok(ret == 2 && commit == -EACCES && !*got &&
 		    desc("rf_one")->flags == 0 && desc("rf_two")->flags == 0,
@@ -487,6 +496,33 @@ static void test_failed_outer_batch(void)
 	if (!tap_ok(ret == 2 && !strcmp(got, "one 10\ntwo 10\n"),
 		    "after it, the next query switches both"))
 		tap_diag("returned %d, printed \"%s\"", ret, got);
+	q("func rf_* =_");
+}
+
+/*
+ * Two calls in the caller's batch switch rf_one on and off, a third
+ * switches rf_two on, and the caller's commit fails: the batch changes a
+ * key twice as once, so nothing of rf_one was written early and every
+ * site and flag is as before the batch.
+ */
+static void test_outer_batch_on_off(void)
+{
+	const char *got;
+	int a, b, c, commit;
+
+	q("func rf_* =_");
+	statickeys_batch_begin();
+	a = q("func rf_one +pl");
+	b = q("func rf_one -p");
+	c = q("func rf_two +p");
+	commit = commit_failing();
+	got = run_both(11);
+	if (!tap_ok(a == 1 && b == 1 && c == 1 && commit == -EACCES && !*got &&
+		    desc("rf_one")->flags == 0 && desc("rf_two")->flags == 0,
+		    "calls in the caller's batch that switch a site on and off, commit failed: every site and flag as before"))
+		tap_diag("calls %d %d %d, commit %d, printed \"%s\", flags one %#x two %#x",
+			 a, b, c, commit, got, desc("rf_one")->flags,
+			 desc("rf_two")->flags);
 	q("func rf_* =_");
 }
 
@@ -551,6 +587,37 @@ static void test_failed_never_replayed(void)
 	q("func rf_* =_");
 }
 #endif
+
+/*
+ * A query inside the caller's own jump_label_lock() section: its batch
+ * cannot take the lock again, so it is refused with -EDEADLK, nothing
+ * changed (it waited for itself for ever before).  In a child, with an
+ * alarm: a hang is a failed check.
+ */
+static int query_in_lock(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	alarm(10);
+	jump_label_lock();
+	ret = q("func rf_one +p");
+	jump_label_unlock();
+	if (ret != -EDEADLK || *run_both(12))
+		return 1;
+	return q("func rf_one +p") == 1 && !strcmp(run_both(13), "one 13\n") ? 0 : 2;
+}
+
+static void test_query_in_own_lock(void)
+{
+	int st;
+
+	q("func rf_* =_");
+	st = tap_fork(query_in_lock, NULL);
+	tap_ok(st == 0,
+	       "a query inside the caller's own jump_label_lock() is refused with -EDEADLK, nothing changed, and the next one works (child %d%s)",
+	       st, st == 128 + SIGALRM ? ": hung" : "");
+}
 
 /*
  * fork() while another thread lists the sites (the control channel's
@@ -701,7 +768,7 @@ static void test_failed_replay(void)
 
 int main(void)
 {
-	tap_plan(3 + 2 + 2 + 1 + 2 + 3 + 2 + 1 + 2);
+	tap_plan(3 + 2 + 2 + 1 + 3 + 4 + 2 + 1 + 2);
 #ifdef CONFIG_JUMP_LABEL
 	test_foreign_site();
 	test_racing_queries();
@@ -716,12 +783,15 @@ int main(void)
 #ifdef CONFIG_JUMP_LABEL
 	test_failed_call_whole();
 	test_failed_outer_batch();
+	test_outer_batch_on_off();
 #else
 	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "a failed call, whole");
 	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "a failed outer batch");
 	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "the next query after it");
+	tap_skip("CONFIG_JUMP_LABEL=n: no write to fail", "on and off in the caller's batch");
 #endif
 	test_failed_replay();
+	test_query_in_own_lock();
 	test_fork_while_listing();
 	test_cancel_in_constructor();
 #ifdef CONFIG_JUMP_LABEL

@@ -3,7 +3,8 @@
  * Batches of key changes (<statickeys/batch.h>): one update for many keys,
  * and every key keeping the meaning of its own change: a key refused when
  * it is changed leaves the others alone, a commit that fails gives every
- * key its count back, a key changed twice and nested batches.
+ * key its count back, a key changed twice (once, at the commit) and nested
+ * batches.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -120,6 +121,17 @@ static int fail_writes(uintptr_t addr, const void *bytes, size_t len)
 	return -EIO;
 }
 
+/* The batch's commit, its writes failing. */
+static int commit_failing(void)
+{
+	int err;
+
+	sk_test_poke_hook = fail_writes;
+	err = statickeys_batch_commit();
+	sk_test_poke_hook = NULL;
+	return err;
+}
+
 static void test_one_update(void)
 {
 	unsigned long s0, one, batch;
@@ -230,9 +242,7 @@ static void test_failed_commit(void)
 	static_branch_enable(keys[0]);
 	static_branch_inc(keys[1]);
 	static_branch_enable(keys[2]);
-	sk_test_poke_hook = fail_writes;
-	err = statickeys_batch_commit();
-	sk_test_poke_hook = NULL;
+	err = commit_failing();
 	last = statickeys_last_error();
 	c1 = static_key_count(&keys[1]->key);
 	if (!PATCHED) {
@@ -292,6 +302,109 @@ static void test_twice_and_nested(void)
 	static_branch_disable(keys[6]);
 	tap_ok(statickeys_batch_commit() == -EINVAL,
 	       "a commit without a batch is refused");
+}
+
+/*
+ * A key changed twice in one batch is changed once, at the commit: a
+ * change that brings it back takes the first one back, nothing of it is
+ * written early, and a failed commit leaves every key as it was before
+ * the batch.
+ */
+static void test_twice_failed(void)
+{
+	int err, c0, c5;
+
+	if (!PATCHED) {
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "on and off, failed");
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "two increments, failed");
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "off and on, failed");
+		tap_skip("CONFIG_JUMP_LABEL=n: nothing is written", "no early write");
+		return;
+	}
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	static_branch_disable(keys[0]);
+	static_branch_enable(keys[3]);
+	err = commit_failing();
+	tap_ok(err == -EIO && !sites[0]() && !static_key_enabled(keys[0]) &&
+	       !sites[3]() && !static_key_enabled(keys[3]),
+	       "enable, disable, and another key's enable, commit failed: both keys as before (%d, sites %d %d)",
+	       err, sites[0](), sites[3]());
+	static_branch_disable(keys[0]);		/* whatever the above left */
+	static_branch_disable(keys[3]);
+
+	statickeys_batch_begin();
+	static_branch_inc(keys[5]);
+	static_branch_inc(keys[5]);
+	err = commit_failing();
+	c5 = static_key_count(&keys[5]->key);
+	tap_ok(err == -EIO && c5 == 0 && !sites[5](),
+	       "two increments of a disabled key, commit failed: count 0 (%d), site off (%d)",
+	       c5, err);
+	while (static_key_count(&keys[5]->key) > 0)
+		static_branch_dec(keys[5]);
+
+	static_branch_enable(keys[4]);
+	statickeys_batch_begin();
+	static_branch_disable(keys[4]);
+	static_branch_enable(keys[4]);
+	static_branch_enable(keys[6]);
+	err = commit_failing();
+	tap_ok(err == -EIO && sites[4]() && static_key_count(&keys[4]->key) == 1 &&
+	       !sites[6](),
+	       "an enabled key disabled and enabled again, commit failed: still enabled (%d, count %d)",
+	       err, static_key_count(&keys[4]->key));
+	static_branch_disable(keys[4]);
+
+	/* A write failing while the batch is made: there is none. */
+	statickeys_batch_begin();
+	static_branch_enable(keys[0]);
+	sk_test_poke_hook = fail_writes;
+	static_branch_disable(keys[0]);
+	sk_test_poke_hook = NULL;
+	static_branch_enable(keys[3]);
+	err = statickeys_batch_commit();
+	c0 = static_key_count(&keys[0]->key);
+	tap_ok(!err && !sites[0]() && c0 == 0 && sites[3]() &&
+	       static_key_enabled(keys[3]),
+	       "nothing is written before the commit: it succeeds whole (%d, count %d)",
+	       err, c0);
+	static_branch_disable(keys[3]);
+}
+
+/*
+ * A batch begun inside the caller's own jump_label_lock() section cannot
+ * take the lock again: refused, its change too, the commit -EDEADLK, and
+ * the caller still holds its lock.  In a child: a hang is a failed check.
+ */
+static int batch_in_lock(void *arg)
+{
+	int err, last;
+
+	(void)arg;
+	alarm(10);
+	jump_label_lock();
+	statickeys_batch_begin();
+	static_branch_enable(keys[2]);
+	err = statickeys_batch_commit();
+	last = statickeys_last_error();
+	jump_label_unlock();
+	if (err != -EDEADLK || last != EDEADLK || static_key_enabled(keys[2]) ||
+	    sites[2]())
+		return 1;
+	statickeys_batch_begin();
+	static_branch_enable(keys[2]);
+	err = statickeys_batch_commit();
+	return !err && sites[2]() ? 0 : 2;
+}
+
+static void test_batch_in_lock(void)
+{
+	int st = tap_fork(batch_in_lock, NULL);
+
+	tap_ok(st == 0,
+	       "a batch inside the caller's own jump_label_lock() is refused (-EDEADLK), and the next one works (child %d)",
+	       st);
 }
 
 /*
@@ -362,11 +475,13 @@ static void test_other_thread_waits(void)
 
 int main(void)
 {
-	tap_plan(17);
+	tap_plan(22);
 	test_one_update();
 	test_refused_key();
 	test_failed_commit();
 	test_twice_and_nested();
+	test_twice_failed();
+	test_batch_in_lock();
 	test_other_thread_waits();
 	return tap_exit();
 }
