@@ -325,9 +325,15 @@ bool sk_batch_enter(void)
 /*
  * Begins made inside the caller's own jump_label_lock() section, without
  * a batch: refused (taking the lock again would wait for ever), each
- * commit of one returning -EDEADLK.  The holder's, as depth is.
+ * commit of one returning -EDEADLK.  The holder's, as depth is, and
+ * forgotten when the section ends (sk_batch_unlocking()).
  */
 static unsigned int refused;
+
+void sk_batch_unlocking(void)
+{
+	refused = 0;
+}
 
 bool sk_batch_refuse(void)
 {

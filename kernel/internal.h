@@ -189,9 +189,10 @@ __hidden void __jump_label_unlock(void);
 
 /*
  * sk_static_key_dec_not_one() - drop a user of @key unless it is the last
- * (or the count is not positive): true if dropped.  Lock-free; the
- * deferred decrement's first try (kernel/jump_label.c says how counts
- * change).
+ * (or the count is not positive): true if dropped.  Lock-free, but for
+ * the batch's own thread, which drops it from the batch's count of a key
+ * whose enable is queued; the deferred decrement's first try
+ * (kernel/jump_label_count.c says how counts change).
  */
 __hidden bool sk_static_key_dec_not_one(struct static_key *key);
 

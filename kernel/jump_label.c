@@ -98,6 +98,7 @@ void __jump_label_unlock(void)
 
 	if (sk_batch_unnest())
 		return;
+	sk_batch_unlocking();
 	if (sk_held_pending())
 		release_mutex_and_print();
 	else
@@ -413,8 +414,8 @@ SK_EXPORT void statickeys_batch_begin(void)
  * statickeys_batch_begin(), in one update.
  *
  * Returns 0, or a negative errno when the update failed: then no key the
- * batch was switching changed (each has the count it had before the
- * batch), and statickeys_last_error() says why; -EDEADLK for a batch
+ * batch was switching changed (each has the count it had before its
+ * switch), and statickeys_last_error() says why; -EDEADLK for a batch
  * begun inside the caller's own jump_label_lock() section.  A change refused when it
  * was made (a read-only key, a count out of range, a site that does not
  * hold the expected instruction) was refused at once, as outside a batch,

@@ -189,12 +189,16 @@ SK_EXPORT bool static_key_fast_inc_not_disabled(struct static_key *key)
 	return count_add(key, 1, 1, __INT_MAX__ - 1, &v);
 }
 
-/* Drop a user unless it is the last one (the deferred decrement). */
+/*
+ * Drop a user unless it is the last one (the deferred decrement).  The
+ * holder of the mutex inside its own batch drops it from the batch's
+ * count of a key whose enable is queued (the key reads -1 meanwhile).
+ */
 bool sk_static_key_dec_not_one(struct static_key *key)
 {
-	int v;
+	int v, *t = sk_lock_is_mine() ? pending(key) : NULL;
 
-	return count_add(key, -1, 2, __INT_MAX__, &v);
+	return count_add_locked(key, t, -1, 2, __INT_MAX__, &v);
 }
 
 bool __static_key_slow_inc(struct static_key *key)

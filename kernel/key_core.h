@@ -68,6 +68,7 @@ __kc_hidden bool sk_batch_enter(void);
 __kc_hidden void sk_batch_start(void);
 __kc_hidden int sk_batch_end(int *err);
 __kc_hidden bool sk_batch_refuse(void);
+__kc_hidden void sk_batch_unlocking(void);
 
 #undef __kc_hidden
 

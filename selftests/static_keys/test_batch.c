@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <statickeys/batch.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
@@ -373,6 +374,41 @@ static void test_twice_failed(void)
 }
 
 /*
+ * Users of a deferred key added and dropped inside one batch: while its
+ * enable is queued the key reads -1, and a deferred decrement that is
+ * not the last must still drop a user at once (it moves the batch's
+ * count), not wait as the last one does: two of them merged into one
+ * pending decrement and the key stayed on for good.
+ */
+DEFINE_STATIC_KEY_DEFERRED_FALSE(dkey, 10);
+
+static __attribute__((noinline)) int dsite(void)
+{
+	return static_branch_unlikely(&dkey.key) ? 1 : 0;
+}
+
+static void test_deferred_in_batch(void)
+{
+	int err, c;
+
+	statickeys_batch_begin();
+	static_branch_deferred_inc(&dkey);
+	static_branch_deferred_inc(&dkey);
+	static_branch_deferred_inc(&dkey);
+	static_branch_slow_dec_deferred(&dkey);
+	static_branch_slow_dec_deferred(&dkey);
+	static_branch_slow_dec_deferred(&dkey);
+	err = statickeys_batch_commit();
+	static_key_deferred_flush(&dkey);
+	c = static_key_count(&dkey.key.key);
+	tap_ok(!err && c == 0 && !dsite(),
+	       "three users of a deferred key added and dropped in one batch: count 0 (%d), site off (%d)",
+	       c, dsite());
+	while (static_key_count(&dkey.key.key) > 0)
+		static_branch_dec(&dkey.key);
+}
+
+/*
  * A batch begun inside the caller's own jump_label_lock() section cannot
  * take the lock again: refused, its change too, the commit -EDEADLK, and
  * the caller still holds its lock.  In a child: a hang is a failed check.
@@ -395,7 +431,17 @@ static int batch_in_lock(void *arg)
 	statickeys_batch_begin();
 	static_branch_enable(keys[2]);
 	err = statickeys_batch_commit();
-	return !err && sites[2]() ? 0 : 2;
+	if (err || !sites[2]())
+		return 2;
+	/* A refused begin is forgotten when the lock section ends. */
+	jump_label_lock();
+	statickeys_batch_begin();
+	jump_label_unlock();
+	err = statickeys_batch_commit();
+	jump_label_lock();
+	last = statickeys_batch_commit();
+	jump_label_unlock();
+	return err == -EINVAL && last == -EINVAL ? 0 : 3;
 }
 
 static void test_batch_in_lock(void)
@@ -403,7 +449,7 @@ static void test_batch_in_lock(void)
 	int st = tap_fork(batch_in_lock, NULL);
 
 	tap_ok(st == 0,
-	       "a batch inside the caller's own jump_label_lock() is refused (-EDEADLK), and the next one works (child %d)",
+	       "a batch inside the caller's own jump_label_lock() is refused (-EDEADLK), the next one works, and an unmatched one is forgotten with the lock (child %d)",
 	       st);
 }
 
@@ -475,13 +521,14 @@ static void test_other_thread_waits(void)
 
 int main(void)
 {
-	tap_plan(22);
+	tap_plan(23);
 	test_one_update();
 	test_refused_key();
 	test_failed_commit();
 	test_twice_and_nested();
 	test_twice_failed();
 	test_batch_in_lock();
+	test_deferred_in_batch();
 	test_other_thread_waits();
 	return tap_exit();
 }
