@@ -71,7 +71,8 @@ static bool count_add(struct static_key *key, int delta, int lo, int hi,
  * -1 or 0 can have a change queued (no lock-free path moves those), so
  * the batch is not asked about an enabled one.
  */
-static int *pending(const struct static_key *key)
+static inline __attribute__((always_inline))
+int *pending(const struct static_key *key)
 {
 	if (__atomic_load_n(&key->enabled, __ATOMIC_RELAXED) > 0)
 		return NULL;
@@ -86,8 +87,9 @@ static int count_locked(const struct static_key *key, int **t)
 }
 
 /* count_add() by the holder of the mutex, @t as count_locked() set it. */
-static bool count_add_locked(struct static_key *key, int *t, int delta,
-			     int lo, int hi, int *v)
+static inline __attribute__((always_inline))
+bool count_add_locked(struct static_key *key, int *t, int delta, int lo,
+		      int hi, int *v)
 {
 	if (!t)
 		return count_add(key, delta, lo, hi, v);
