@@ -91,7 +91,8 @@ void sk_key_name(const void *key, char *buf, size_t len)
 		snprintf(buf, len, "%p", key);
 }
 
-static void print_with_name(const void *key, const char *text)
+/* @text with @key's name where SK_KEYNAME is; @ask: false, its address. */
+static void print_with_name(const void *key, const char *text, bool ask)
 {
 	const char *mark = strstr(text, SK_KEYNAME);
 	char name[320];
@@ -100,7 +101,10 @@ static void print_with_name(const void *key, const char *text)
 		sk_warn("%s", text);
 		return;
 	}
-	sk_key_name(key, name, sizeof(name));
+	if (ask)
+		sk_key_name(key, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%p", key);
 	sk_warn("%.*s%s%s", (int)(mark - text), text, name,
 		mark + strlen(SK_KEYNAME));
 }
@@ -116,11 +120,11 @@ void sk_warn_key(const void *key, const char *fmt, ...)
 	va_end(ap);
 	if (!sk_lock_is_mine()) {
 		/* Callers without the mutex hold no other library lock. */
-		print_with_name(key, text);
+		print_with_name(key, text, true);
 		return;
 	}
-	if (nr_held == SK_NR_HELD_WARNINGS) {
-		sk_warn("%s (key %p)", text, key);
+	if (nr_held == SK_NR_HELD_WARNINGS) {	/* no room: now, unnamed */
+		print_with_name(key, text, false);
 		return;
 	}
 	h = &held[nr_held++];
@@ -155,5 +159,5 @@ void sk_held_print(const struct sk_held_warning *w, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		print_with_name(w[i].key, w[i].text);
+		print_with_name(w[i].key, w[i].text, true);
 }

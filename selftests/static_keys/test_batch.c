@@ -374,6 +374,49 @@ static void test_twice_failed(void)
 }
 
 /*
+ * Messages that name keys, made while the batch holds the lock, wait for
+ * it to be let go to ask the loader for names; past the few it holds, a
+ * message is printed at once with the key's address for its name.  None
+ * may show the placeholder the name goes in (it did, past the fourth).
+ */
+static void test_many_messages(void)
+{
+	char out[4096];
+	FILE *f = tmpfile();
+	int saved, i, named = 0;
+	size_t n;
+
+	if (!f) {
+		tap_skip("tmpfile() failed", "messages in a batch");
+		return;
+	}
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(f), 2);
+	statickeys_batch_begin();
+	for (i = 0; i < NKEYS; i++)
+		static_branch_dec(keys[i]);	/* below zero: refused, said */
+	statickeys_batch_commit();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	fclose(f);
+	for (i = 0; i < NKEYS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "key%d ", i);
+		named += strstr(out, name) != NULL;
+	}
+	tap_ok(!memchr(out, '\001', n) && strstr(out, "would go below zero") &&
+	       named >= 1,
+	       "%d refusals in one batch: every message printed whole (%d named, no placeholder)",
+	       NKEYS, named);
+}
+
+/*
  * Users of a deferred key added and dropped inside one batch: while its
  * enable is queued the key reads -1, and a deferred decrement that is
  * not the last must still drop a user at once (it moves the batch's
@@ -521,7 +564,7 @@ static void test_other_thread_waits(void)
 
 int main(void)
 {
-	tap_plan(23);
+	tap_plan(24);
 	test_one_update();
 	test_refused_key();
 	test_failed_commit();
@@ -529,6 +572,7 @@ int main(void)
 	test_twice_failed();
 	test_batch_in_lock();
 	test_deferred_in_batch();
+	test_many_messages();
 	test_other_thread_waits();
 	return tap_exit();
 }
