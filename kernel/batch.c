@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,13 +225,12 @@ int *sk_batch_pending(const struct static_key *key)
 	return k ? &k->target : NULL;
 }
 
-void sk_batch_take_back(const struct static_key *key)
+void sk_batch_take_back(int *pending)
 {
-	struct batch_key *k = find(key);
+	struct batch_key *k = (struct batch_key *)(void *)
+			      ((char *)pending - offsetof(struct batch_key, target));
 	size_t to;
 
-	if (!k)
-		return;
 	to = k + 1 < keys + nr_keys ? k[1].from : sk_queue_mark();
 	sk_queue_cut(k->from, to);
 	k->key_on = 0;

@@ -331,8 +331,8 @@ extern __hidden unsigned long sk_stuck_sites;	/* sites kept emulated now */
  * again as one change with the first (kernel/jump_label_count.c):
  * sk_batch_pending() gives the count the commit will store for it (0
  * for a key going off), or NULL when no change of it is queued (asked by
- * the lock's holder); sk_batch_take_back() drops its change, sites and
- * all, when the second change brings it back.
+ * the lock's holder); sk_batch_take_back(), given that count, drops its
+ * change, sites and all, when the second change brings it back.
  * sk_batch_open(): the calling thread's batch is open, asked by any
  * thread; sk_batch_open_locked(): the same, asked by the lock's holder
  * (a batch can only be its own).  sk_batch_key_switch() (kernel/
@@ -351,7 +351,7 @@ __hidden bool sk_batch_unnest(void);
 __hidden int sk_batch_defer(struct static_key *key, bool on, size_t from);
 __hidden void sk_batch_settle(void);
 __hidden int *sk_batch_pending(const struct static_key *key);
-__hidden void sk_batch_take_back(const struct static_key *key);
+__hidden void sk_batch_take_back(int *pending);
 /*
  * sk_batch_on_commit(): call @fn(err) at the end of the calling thread's
  * open batch (its outermost commit), after the writes, the lock still

@@ -101,12 +101,12 @@ bool count_add_locked(struct static_key *key, int *t, int delta, int lo,
 }
 
 /* @pending: the key's change is queued by the batch (count_locked()). */
-static bool key_switch(struct static_key *key, bool on, const int *pending)
+static bool key_switch(struct static_key *key, bool on, int *pending)
 {
 	int err;
 
 	if (pending) {		/* back to as it was: nothing to write */
-		sk_batch_take_back(key);
+		sk_batch_take_back(pending);
 		__atomic_store_n(&key->enabled, on ? 1 : 0, __ATOMIC_RELEASE);
 		sk_set_error(0);
 		return true;
