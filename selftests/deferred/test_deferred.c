@@ -13,6 +13,7 @@
 #include <linux/jump_label_ratelimit.h>
 #include <statickeys/statickeys.h>
 #include "tap.h"
+#include "emulated.h"
 #include "site.h"
 
 #define LONG_TIMEOUT	(60 * HZ)	/* never expires during the test */
@@ -68,14 +69,6 @@ static int fork_child(void *arg)
 	(void)arg;
 	/* The decrement pending at fork() must run here too. */
 	return wait_disabled(&dk_old.key) && !site_old() ? 0 : 1;
-}
-
-/* run-tests runs arm64 binaries through $RUNNER (qemu-aarch64 here). */
-static int under_qemu(void)
-{
-	const char *r = getenv("RUNNER");
-
-	return r && strstr(r, "qemu");
 }
 
 int main(void)
@@ -151,7 +144,7 @@ int main(void)
 	/* Pending at fork(): both processes run it. */
 	static_key_slow_inc(&dk_old.key);
 	static_key_slow_dec_deferred(&dk_old);
-	if (under_qemu()) {
+	if (sk_test_emulated()) {
 		tap_skip("qemu-user cannot create a thread in the forked child of a threaded process",
 			 "a decrement pending at fork() runs in the child");
 	} else {

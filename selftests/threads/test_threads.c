@@ -17,6 +17,7 @@
 #include <statickeys/statickeys.h>
 #include "arch.h"
 #include "tap.h"
+#include "emulated.h"
 #include "site.h"
 
 #define NR_READERS	4
@@ -217,17 +218,6 @@ static void incdec_stress(void)
 	res->incdec_drop_ok = ok;
 }
 
-/*
- * Whether make runs this program under qemu-user (RUNNER names it): its
- * /proc/self/mem is the emulator's memory, whatever the architecture.
- */
-static __attribute__((unused)) bool under_qemu(void)
-{
-	const char *r = getenv("RUNNER");
-
-	return r && strstr(r, "qemu");
-}
-
 static int expected_method(const char *forced, const char *m)
 {
 #ifdef CONFIG_JUMP_LABEL
@@ -235,7 +225,7 @@ static int expected_method(const char *forced, const char *m)
 # ifdef SK_TEST_X86
 		/* works natively on x86 (i386 included), never under qemu-i386 */
 		return !strcmp(m, "procmem") ||
-		       (under_qemu() && !strcmp(m, "none"));
+		       (sk_test_emulated() && !strcmp(m, "none"));
 # else
 		return !strcmp(m, "procmem") || !strcmp(m, "none");
 # endif
